@@ -1,0 +1,196 @@
+# libetl - read, write and decode Windows ETW .etl files on any OS.
+#
+#   make            build lib/libetl.a, lib/libetl.so and the tools in cli/
+#   make run        install missing dependencies, build, run etldump on a sample
+#   make check      install missing dependencies, build, run every test
+#   make help       list the targets
+#
+# Sanitizer build: make check SANITIZE=address,undefined (objects and
+# binaries then go to .build-san/, leaving the normal build alone).
+# V=1 shows the commands.
+
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+MANDIR      ?= $(PREFIX)/share/man
+PKGCONFIGDIR?= $(LIBDIR)/pkgconfig
+INSTALL     ?= install
+PKG_CONFIG  ?= pkg-config
+CC          ?= cc
+CLANG       ?= clang
+ETL_CORPUS  ?= ../shared/corpus
+export ETL_CORPUS
+
+Q = $(if $(filter 1,$(V) $(VERBOSE)),,@)
+
+VERSION := 0.1.0
+SOVERSION := 0
+
+DEPS_PKGS := zlib liblz4 libxml-2.0
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+OPT ?= -O2
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_DEFAULT_SOURCE -fPIC -Ilib $(PKG_CFLAGS)
+ifneq ($(SANITIZE),)
+O ?= .build-san
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LIBOUT := $(O)
+BINOUT := $(O)
+else
+O ?= .build
+SAN_FLAGS :=
+LIBOUT := lib
+BINOUT := cli
+endif
+ALL_CFLAGS := $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
+
+LIB_SRCS := $(wildcard lib/*.c) $(wildcard formats/*.c)
+LIB_OBJS := $(patsubst %.c,$(O)/%.o,$(LIB_SRCS))
+LIB_A    := $(LIBOUT)/libetl.a
+LIB_SO   := $(LIBOUT)/libetl.so
+PUBLIC_HEADERS := lib/etl.h lib/etl_errors.h lib/etl_event.h lib/etl_reader.h lib/etl_compress.h
+
+CLI_TOOLS := $(patsubst cli/%.c,%,$(shell grep -l '^int main' cli/*.c 2>/dev/null))
+CLI_SHARED := $(filter-out $(addprefix cli/,$(addsuffix .c,$(CLI_TOOLS))),$(wildcard cli/*.c))
+CLI_SHARED_OBJS := $(patsubst %.c,$(O)/%.o,$(CLI_SHARED))
+CLI_BINS := $(addprefix $(BINOUT)/,$(CLI_TOOLS))
+
+TEST_SRCS := $(wildcard tests/check_*.c)
+TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
+TEST_SHARED := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
+TEST_SHARED_OBJS := $(patsubst %.c,$(O)/%.o,$(TEST_SHARED))
+
+FUZZ_SRCS := $(wildcard fuzz/*_fuzzer.c)
+FUZZ_NAMES := $(patsubst fuzz/%_fuzzer.c,%,$(FUZZ_SRCS))
+FUZZ_REPLAY_BINS := $(patsubst %,$(O)/fuzz/%_replay,$(FUZZ_NAMES))
+FUZZ_BINS := $(patsubst %,.build-fuzz/%_fuzzer,$(FUZZ_NAMES))
+
+SAMPLE := testdata/sample/wsl-lxcore-tracelogging.etl
+
+.PHONY: all lib cli deps run check test-unit test-fuzz-replay fuzz bench install \
+        install-lib install-headers install-pc install-man install-bin uninstall clean help
+
+## all: build the library (static and shared) and the command-line tools
+all: lib cli
+
+## lib: build lib/libetl.a and lib/libetl.so
+lib: $(LIB_A) $(LIB_SO)
+
+## cli: build the command-line tools (etldump, ...)
+cli: $(CLI_BINS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -shared -Wl,-soname,libetl.so.$(SOVERSION) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BINOUT)/%: $(O)/cli/%.o $(CLI_SHARED_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_SHARED_OBJS) $(LIB_A) $(PKG_LIBS) -lm
+
+## deps: install missing build and test dependencies (Debian: apt-get)
+deps:
+	$(Q)sh .ci/install-deps
+
+## run: install dependencies, build, and run etldump on a bundled sample
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)echo "== etldump --header $(SAMPLE)"
+	$(Q)./$(BINOUT)/etldump --header $(SAMPLE)
+	$(Q)echo "== etldump $(SAMPLE)"
+	$(Q)./$(BINOUT)/etldump $(SAMPLE)
+	$(Q)echo "== etldump --summary $(SAMPLE)"
+	$(Q)./$(BINOUT)/etldump --summary $(SAMPLE)
+
+$(O)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/tests/check_%: $(O)/tests/check_%.o $(TEST_SHARED_OBJS) $(LIB_A)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_SHARED_OBJS) $(LIB_A) $(CHECK_LIBS) $(PKG_LIBS) -lm
+
+# Harnesses define only LLVMFuzzerTestOneInput, which libFuzzer declares.
+$(O)/fuzz/%.o: fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -MMD -MP -c $< -o $@
+
+$(O)/fuzz/%_replay: $(O)/fuzz/%_fuzzer.o $(O)/fuzz/standalone_main.o $(LIB_A)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+## check: install dependencies, build, run the unit/corpus/CLI tests and replay the fuzz corpora
+check: deps
+	$(Q)$(MAKE) --no-print-directory all test-build
+	$(Q)sh tests/run.sh $(O) $(BINOUT)
+
+.PHONY: test-build
+test-build: $(TEST_BINS) $(FUZZ_REPLAY_BINS) $(CLI_BINS)
+
+## fuzz: build the libFuzzer harnesses with clang into .build-fuzz/
+fuzz: $(FUZZ_BINS)
+
+FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -Ilib $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined
+.build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(LIB_SRCS) $(wildcard lib/*.h formats/*.h)
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(PKG_LIBS) -lm
+
+## bench: measure reading speed (bench/read) against raw read() throughput
+bench: all
+	$(Q)sh bench/read
+
+## install: install library, headers, tools, man pages and libetl.pc under $(DESTDIR)$(PREFIX)
+install: install-lib install-headers install-pc install-man install-bin
+
+install-lib: lib
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)
+	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libetl.a
+	$(INSTALL) -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libetl.so.$(VERSION)
+	ln -sf libetl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libetl.so.$(SOVERSION)
+	ln -sf libetl.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libetl.so
+
+install-headers:
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/libetl
+	$(INSTALL) -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/libetl/
+
+install-pc: lib/libetl.pc.in
+	$(INSTALL) -d $(DESTDIR)$(PKGCONFIGDIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' lib/libetl.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libetl.pc
+
+install-man:
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	for f in man/*.1; do [ -f "$$f" ] && $(INSTALL) -m 644 $$f $(DESTDIR)$(MANDIR)/man1/; done; true
+	for f in man/*.3; do [ -f "$$f" ] && $(INSTALL) -m 644 $$f $(DESTDIR)$(MANDIR)/man3/; done; true
+
+install-bin: cli
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(CLI_BINS) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libetl.a $(DESTDIR)$(LIBDIR)/libetl.so*
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/libetl
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/libetl.pc
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(CLI_TOOLS))
+
+## clean: remove everything the build made
+clean:
+	rm -rf .build .build-san .build-fuzz lib/libetl.a lib/libetl.so $(addprefix cli/,$(CLI_TOOLS))
+
+## help: list the targets
+help:
+	@grep -E '^## ' Makefile | sed 's/^## /  /'
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,109 @@
+/*
+ * formats.h - the interface between the reader core and the trace-header
+ * modules in formats/ (internal).
+ *
+ * The core owns bounds: it reads a record's size with the module's
+ * peek_size(), checks it against min_size and the rest of the buffer, and
+ * hands decode() a cursor limited to that one record, so a module can never
+ * read into the next record. decode() allocates nothing: the event it fills
+ * borrows pointers into the record.
+ */
+#ifndef ETL_FORMATS_H
+#define ETL_FORMATS_H
+
+#ifndef ETL_BUILDING_LIB
+#error "formats.h is internal to libetl"
+#endif
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../lib/etl_cur.h"
+#include "../lib/etl_errors.h"
+#include "../lib/etl_event.h"
+
+/* Why a module rejected a record: reason, position inside the record and a
+ * sentence. The core turns pos into an absolute file offset. */
+struct etl_err {
+	int code;            /* enum etl_errcode                            */
+	uint32_t pos;        /* byte offset inside the record               */
+	char msg[192];
+};
+
+/* Facts about the file that change how a record decodes. */
+struct etl_hdr_ctx {
+	uint8_t layout_major;  /* log-file layout version (logfile header   */
+	uint8_t layout_minor;  /* Sub.SubMinor); 0.0 when unknown           */
+	uint8_t default_ptr_size; /* logfile PointerSize, for WPP messages
+	                             that state none; 0 when unknown         */
+};
+
+struct etl_hdr_ops {
+	const char *name;        /* "system", "compact", ... for messages     */
+	uint8_t types[2];        /* header-type bytes handled; 0 = unused     */
+	uint32_t min_size;       /* smallest valid record of this type        */
+	/* Size field only. first holds at least 8 bytes. 0 on success,
+	 * -1 when the size cannot be known (the record is then corrupt). */
+	int (*peek_size)(const uint8_t *first, uint32_t *rec_size);
+	/* Decodes one record. rec covers exactly the record. Returns ETL_OK,
+	 * ETL_WARN (decoded, something unusual noted in err), or ETL_FAILED
+	 * with err filled. */
+	int (*decode)(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
+	              struct etl_event *ev, struct etl_err *err);
+};
+
+/* Record-marker classification (see spec format.md §3.1). */
+#define ETL_MARKER_END 0xFFFFFFFFu
+
+/*! etl__hdr_for_marker() : the module for a record marker (the first u32
+ *  of a record), or NULL when no module handles it. */
+const struct etl_hdr_ops *etl__hdr_for_marker(uint32_t marker);
+
+/*! etl__hdr_by_name() : module by its name, or NULL. */
+const struct etl_hdr_ops *etl__hdr_by_name(const char *name);
+
+/* Every module, NULL-terminated. */
+extern const struct etl_hdr_ops *const etl__hdr_modules[];
+
+/* Module ops tables. */
+extern const struct etl_hdr_ops etl__hdr_system;
+extern const struct etl_hdr_ops etl__hdr_compact;
+extern const struct etl_hdr_ops etl__hdr_perfinfo;
+extern const struct etl_hdr_ops etl__hdr_full;
+extern const struct etl_hdr_ops etl__hdr_instance;
+extern const struct etl_hdr_ops etl__hdr_event;
+extern const struct etl_hdr_ops etl__hdr_message;
+extern const struct etl_hdr_ops etl__hdr_error;
+extern const struct etl_hdr_ops etl__hdr_timed;
+extern const struct etl_hdr_ops etl__hdr_wnode;
+
+/*! etl__err_set() : fills err and returns ETL_FAILED, for
+ *  `return etl__err_set(err, ETL_E_BAD_SIZE, pos, "...", ...);` */
+int etl__err_set(struct etl_err *err, int code, uint32_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Shared by the system-style modules (SYSTEM, COMPACT, PERFINFO): reads the
+ * optional PEBS index and PMC counters announced by the version word, from
+ * the cursor position (just after the fixed header). */
+int etl__hdr_read_hw_items(struct etl_cur *rec, struct etl_event *ev,
+                           struct etl_err *err);
+
+/* Sets provider, provider_name, opcode and hook_id from a kernel HookId. */
+void etl__hdr_set_hook(struct etl_event *ev, uint16_t hook_id);
+
+/* The extended-data-item chain of an EVENT_HEADER record: validates it
+ * from the cursor position and fills ev->ext, ext_size, ext_count. */
+int etl__ext_chain_parse(struct etl_cur *rec, struct etl_event *ev,
+                         struct etl_err *err);
+
+/* Fields 0x00-0x2F shared by EVENT_TRACE_HEADER and the GUID form of the
+ * instance header (hdr_full.c). */
+void etl__hdr_full_common(struct etl_cur *rec, struct etl_event *ev);
+
+/* Version-word bits of system-style headers. */
+#define ETL_TRACE_HEADER_PEBS_INDEX_FLAG 0x8000u
+#define ETL_TRACE_HEADER_PMC_MASK        0x0700u
+#define ETL_TRACE_HEADER_PMC_SHIFT       8
+#define ETL_TRACE_HEADER_EXT_ITEMS_MASK  0x8700u
+
+#endif /* ETL_FORMATS_H */

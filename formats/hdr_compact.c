@@ -1,0 +1,56 @@
+/*
+ * hdr_compact.c - compact SYSTEM_TRACE_HEADER (types 0x03 COMPACT32,
+ * 0x04 COMPACT64; Windows 8 and later).
+ *
+ * Layout (GC traceheaders index; spec format.md §3.2): the first 0x18 bytes
+ * of SYSTEM_TRACE_HEADER without KernelTime/UserTime.
+ *   0x00 u16 Version   0x02 u8 HeaderType   0x03 u8 Flags 0xC0
+ *   0x04 u16 Size      0x06 u16 HookId      0x08 u32 ThreadId
+ *   0x0C u32 ProcessId 0x10 i64 SystemTime
+ *   0x18 [u64 PebsIndex] [u64 Counter[n]] payload
+ */
+#define ETL_BUILDING_LIB 1
+#include "formats.h"
+
+#define COMPACT_HEADER_SIZE 0x18u
+
+static int compact_peek_size(const uint8_t *first, uint32_t *rec_size)
+{
+	*rec_size = etl_le16(first + 4);
+	return 0;
+}
+
+static int compact_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
+                          struct etl_event *ev, struct etl_err *err)
+{
+	(void)ctx;
+	ev->version_word = etl_cur_u16(rec);
+	ev->header_type = etl_cur_u8(rec);
+	ev->kind = ev->header_type == 0x03 ? ETL_HDR_COMPACT32 : ETL_HDR_COMPACT64;
+	ev->ptr_size = ev->header_type == 0x03 ? 4 : 8;
+	(void)etl_cur_u8(rec);
+	ev->size = etl_cur_u16(rec);
+	etl__hdr_set_hook(ev, etl_cur_u16(rec));
+	ev->tid = etl_cur_u32(rec);
+	ev->pid = etl_cur_u32(rec);
+	ev->timestamp = etl_cur_i64(rec);
+	ev->version = (uint8_t)(ev->version_word & 0xFF);
+	ev->present |= ETL_EVF_PID | ETL_EVF_TIMESTAMP;
+	if (rec->err)
+		return etl__err_set(err, ETL_E_TRUNCATED, (uint32_t)rec->pos,
+		                    "Compact record shorter than its header: size=%zu", rec->len);
+	if (etl__hdr_read_hw_items(rec, ev, err) != ETL_OK)
+		return ETL_FAILED;
+	ev->header_size = (uint32_t)rec->pos;
+	ev->payload = etl_cur_ptr(rec);
+	ev->payload_size = (uint32_t)etl_cur_left(rec);
+	return ETL_OK;
+}
+
+const struct etl_hdr_ops etl__hdr_compact = {
+	.name = "compact",
+	.types = { 0x03, 0x04 },
+	.min_size = COMPACT_HEADER_SIZE,
+	.peek_size = compact_peek_size,
+	.decode = compact_decode,
+};

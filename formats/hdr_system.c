@@ -1,0 +1,65 @@
+/*
+ * hdr_system.c - SYSTEM_TRACE_HEADER (types 0x01 SYSTEM32, 0x02 SYSTEM64).
+ *
+ * Layout (GC inc/api/ntwmi/traceheaders/system_trace_header.htm; spec
+ * format.md §3.2):
+ *   0x00 u16 Version     (low byte = payload version; 0x8700 = PEBS/PMC)
+ *   0x02 u8  HeaderType  0x01 / 0x02
+ *   0x03 u8  Flags       0xC0
+ *   0x04 u16 Size        total, header and PEBS/PMC items included
+ *   0x06 u16 HookId      Group << 8 | Type
+ *   0x08 u32 ThreadId
+ *   0x0C u32 ProcessId
+ *   0x10 i64 SystemTime  timestamp in the logger clock
+ *   0x18 u32 KernelTime
+ *   0x1C u32 UserTime
+ *   0x20 [u64 PebsIndex] [u64 Counter[n]] payload
+ */
+#define ETL_BUILDING_LIB 1
+#include "formats.h"
+
+#define SYSTEM_HEADER_SIZE 0x20u
+
+/* SPEC: §3.2 - the total size of system-style records is the u16 at +4. */
+static int system_peek_size(const uint8_t *first, uint32_t *rec_size)
+{
+	*rec_size = etl_le16(first + 4);
+	return 0;
+}
+
+static int system_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
+                         struct etl_event *ev, struct etl_err *err)
+{
+	(void)ctx;
+	ev->version_word = etl_cur_u16(rec);
+	ev->header_type = etl_cur_u8(rec);
+	ev->kind = ev->header_type == 0x01 ? ETL_HDR_SYSTEM32 : ETL_HDR_SYSTEM64;
+	ev->ptr_size = ev->header_type == 0x01 ? 4 : 8;
+	(void)etl_cur_u8(rec);                 /* marker flags 0xC0 */
+	ev->size = etl_cur_u16(rec);
+	etl__hdr_set_hook(ev, etl_cur_u16(rec));
+	ev->tid = etl_cur_u32(rec);
+	ev->pid = etl_cur_u32(rec);
+	ev->timestamp = etl_cur_i64(rec);
+	ev->kernel_time = etl_cur_u32(rec);
+	ev->user_time = etl_cur_u32(rec);
+	ev->version = (uint8_t)(ev->version_word & 0xFF);
+	ev->present |= ETL_EVF_PID | ETL_EVF_CPU_TIMES | ETL_EVF_TIMESTAMP;
+	if (rec->err)
+		return etl__err_set(err, ETL_E_TRUNCATED, (uint32_t)rec->pos,
+		                    "System record shorter than its header: size=%zu", rec->len);
+	if (etl__hdr_read_hw_items(rec, ev, err) != ETL_OK)
+		return ETL_FAILED;
+	ev->header_size = (uint32_t)rec->pos;
+	ev->payload = etl_cur_ptr(rec);
+	ev->payload_size = (uint32_t)etl_cur_left(rec);
+	return ETL_OK;
+}
+
+const struct etl_hdr_ops etl__hdr_system = {
+	.name = "system",
+	.types = { 0x01, 0x02 },
+	.min_size = SYSTEM_HEADER_SIZE,
+	.peek_size = system_peek_size,
+	.decode = system_decode,
+};

@@ -1,0 +1,17 @@
+/*
+ * etl.h - umbrella header of libetl, a toolkit for Windows ETW Event Trace
+ * Log (.etl) files. Include this one header to use the library.
+ */
+#ifndef ETL_H
+#define ETL_H
+
+#define ETL_VERSION_MAJOR 0
+#define ETL_VERSION_MINOR 1
+#define ETL_VERSION_PATCH 0
+
+#include "etl_errors.h"
+#include "etl_event.h"
+#include "etl_reader.h"
+#include "etl_compress.h"
+
+#endif /* ETL_H */

@@ -1,0 +1,234 @@
+/*
+ * etl_reader.h - reading .etl files: the buffer walk, the logfile header,
+ * events in time order or file order, and the error model.
+ *
+ * Basic outline:
+ *
+ *     etl_reader *r = etl_reader_new();
+ *     if (etl_reader_open_file(r, "trace.etl") != ETL_OK) { report; }
+ *     const struct etl_event *ev;
+ *     int st;
+ *     while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+ *         if (st == ETL_FATAL) break;                    // I/O error
+ *         if (st != ETL_OK) { report etl_reader_errmsg(r); continue; }
+ *         use(ev);                                       // borrowed
+ *     }
+ *     etl_reader_free(r);
+ *
+ * Damage never stops the walk: a bad record abandons the rest of its buffer,
+ * a bad buffer header skips that buffer, and etl_reader_next() returns
+ * ETL_FAILED once per such loss with the reason, a message and the absolute
+ * file offset available from etl_reader_errcode()/errmsg()/erroff().
+ *
+ * Memory is bounded by the buffers in flight (one per processor in time
+ * order, one in file order) plus a 24-byte index entry per buffer in time
+ * order; regular files are mapped, not read into memory.
+ */
+#ifndef ETL_READER_H
+#define ETL_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "etl_errors.h"
+#include "etl_event.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct etl_reader etl_reader;
+
+/* TIME_ZONE_INFORMATION as stored in the logfile header. */
+struct etl_systemtime {
+	uint16_t year, month, day_of_week, day, hour, minute, second, milliseconds;
+};
+struct etl_time_zone {
+	int32_t  bias;                    /* minutes, UTC = local + bias        */
+	char     standard_name[97];      /* UTF-8 of WCHAR[32], NUL terminated  */
+	struct etl_systemtime standard_date;
+	int32_t  standard_bias;
+	char     daylight_name[97];
+	struct etl_systemtime daylight_date;
+	int32_t  daylight_bias;
+};
+
+/* TRACE_LOGFILE_HEADER (32- or 64-bit form) and the strings after it. */
+struct etl_logfile {
+	int      present;                /* 1 once a logfile header was decoded */
+	uint8_t  header_ptr_size;        /* 4 or 8: which form was on disk      */
+	uint32_t buffer_size;            /* bytes                               */
+	uint8_t  version[4];             /* major, minor, sub, subminor         */
+	uint32_t provider_version;       /* Windows build number                */
+	uint32_t number_of_processors;
+	int64_t  end_time;               /* FILETIME                            */
+	uint32_t timer_resolution;       /* 100 ns units                        */
+	uint32_t maximum_file_size;      /* MB                                  */
+	uint32_t log_file_mode;
+	uint32_t buffers_written;
+	uint32_t start_buffers;
+	struct etl_guid log_instance_guid; /* same bytes as start_buffers..     */
+	uint32_t pointer_size;           /* bytes, as stored                    */
+	uint32_t events_lost;
+	uint32_t cpu_speed_mhz;
+	uint64_t logger_name_field;      /* 6.1+: clock-interrupt timer source  */
+	uint64_t log_file_name_field;    /* 6.1+: performance-counter source    */
+	struct etl_time_zone time_zone;
+	int64_t  boot_time;              /* FILETIME                            */
+	int64_t  perf_freq;              /* clock frequency (QPC)               */
+	int64_t  start_time;             /* FILETIME                            */
+	uint32_t reserved_flags;         /* = clock type                        */
+	uint32_t buffers_lost;
+	char    *logger_name;            /* UTF-8, owned by the reader          */
+	char    *log_file_name;          /* UTF-8, owned by the reader          */
+	int64_t  header_timestamp;       /* T0: the header record's timestamp   */
+	uint64_t file_offset;            /* where the header record is          */
+};
+
+/* Clock types (TRACE_LOGFILE_HEADER.ReservedFlags). */
+#define ETL_CLOCK_RAW        0
+#define ETL_CLOCK_QPC        1
+#define ETL_CLOCK_SYSTEMTIME 2
+#define ETL_CLOCK_CPUCYCLE   3
+
+/* One buffer as the walk found it. */
+struct etl_buffer_info {
+	uint64_t file_offset;      /* absolute offset of the buffer header      */
+	uint32_t buffer_size;      /* BufferSize: bytes stored in the file      */
+	uint32_t saved_offset;     /* SavedOffset                               */
+	uint32_t current_offset;   /* CurrentOffset                             */
+	int32_t  reference_count;
+	int64_t  timestamp;        /* flush time stamp                          */
+	int64_t  sequence;         /* SequenceNumber                            */
+	uint64_t union_20;         /* bytes 0x20-0x27, kept as stored           */
+	uint16_t processor;        /* ProcessorIndex or ProcessorNumber         */
+	uint16_t logger_id;
+	uint32_t state;
+	uint32_t offset;           /* Offset (0x30)                             */
+	uint16_t flags;            /* BufferFlag                                */
+	uint16_t type;             /* BufferType                                */
+	uint32_t data_end;         /* valid end of records used by the walk     */
+	uint32_t inflated_size;    /* bytes of records after inflation (0 if
+	                              not compressed)                           */
+	uint32_t available;        /* bytes present in the file (< buffer_size
+	                              for a truncated last buffer)              */
+	uint8_t  compressed;       /* BufferFlag & 0x40                         */
+	const uint8_t *header;     /* the 0x48 header bytes, borrowed           */
+};
+
+/* Buffer flags and types. */
+#define ETL_BUF_FLAG_FLUSH_MARKER  0x0001u
+#define ETL_BUF_FLAG_EVENTS_LOST   0x0002u
+#define ETL_BUF_FLAG_BUFFER_LOST   0x0004u
+#define ETL_BUF_FLAG_PROC_INDEX    0x0020u
+#define ETL_BUF_FLAG_COMPRESSED    0x0040u
+#define ETL_BUFFER_HEADER_SIZE     0x48u
+
+/* Reading order, set with etl_reader_set_order() before opening. */
+#define ETL_ORDER_TIME 0   /* default: per-processor streams merged by time */
+#define ETL_ORDER_FILE 1   /* records as they are stored                    */
+
+/*! etl_reader_new() : allocates a reader. @return : NULL on out-of-memory.
+ *  Free it with etl_reader_free(). */
+etl_reader *etl_reader_new(void);
+
+/*! etl_reader_free() : closes the input and frees everything the reader
+ *  owns, including every borrowed pointer it handed out. NULL is allowed. */
+void etl_reader_free(etl_reader *r);
+
+/*! etl_reader_set_order() : ETL_ORDER_TIME or ETL_ORDER_FILE; call before
+ *  opening. @return : ETL_OK, or ETL_FAILED (ETL_E_MISUSE) once opened or
+ *  for an unknown value. */
+int etl_reader_set_order(etl_reader *r, int order);
+
+/*! etl_reader_open_file() : opens path ("-" means standard input). Input
+ *  compressed as gzip or an LZ4 frame is recognised by its magic bytes and
+ *  inflated as a stream. Regular uncompressed files are memory-mapped; other
+ *  inputs are streamed (file order) or spooled to an unlinked temporary file
+ *  (time order needs to revisit buffers).
+ *  Reads the logfile header at once.
+ *  @return : ETL_OK; ETL_WARN when the file opened but its logfile header is
+ *  missing or damaged (events are still read, times are not converted);
+ *  ETL_FATAL when the input cannot be opened or read (ETL_E_IO) or is empty. */
+int etl_reader_open_file(etl_reader *r, const char *path);
+
+/*! etl_reader_open_fd() : like etl_reader_open_file() on an open descriptor;
+ *  the reader does not close fd. */
+int etl_reader_open_fd(etl_reader *r, int fd);
+
+/*! etl_reader_open_memory() : reads size bytes at data, which the caller
+ *  keeps valid and unchanged until etl_reader_free(). No copy is made unless
+ *  the bytes are gzip or LZ4 compressed. Same return values. */
+int etl_reader_open_memory(etl_reader *r, const void *data, size_t size);
+
+/*! etl_reader_logfile() : the decoded logfile header (->present == 0 if the
+ *  file had none). Owned by the reader, valid until etl_reader_free(). */
+const struct etl_logfile *etl_reader_logfile(const etl_reader *r);
+
+/*! etl_reader_next() : the next event, in the order chosen at open time.
+ *  @return : ETL_OK with *ev set (borrowed until the next call that advances
+ *  the reader); ETL_FAILED when a record or buffer was lost to damage
+ *  (*ev is NULL; call again to go on); ETL_END when nothing is left;
+ *  ETL_FATAL on an I/O error (stop). */
+int etl_reader_next(etl_reader *r, const struct etl_event **ev);
+
+/*! etl_reader_next_buffer() : walks buffers in file order without returning
+ *  events; compressed buffers are inflated to verify them. Do not mix with
+ *  etl_reader_next() on the same reader.
+ *  @return : ETL_OK with *bi set (borrowed until the next call); ETL_FAILED
+ *  when a buffer is damaged (*bi is still set if its header was readable,
+ *  else NULL); ETL_END; ETL_FATAL. */
+int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi);
+
+/*! etl_reader_current_buffer() : the buffer the last returned event came
+ *  from, or NULL. Borrowed like the event. */
+const struct etl_buffer_info *etl_reader_current_buffer(const etl_reader *r);
+
+/* Running totals kept by the reader. */
+struct etl_reader_stats {
+	uint64_t buffers;            /* buffer headers seen                     */
+	uint64_t compressed_buffers; /* of which compressed                     */
+	uint64_t records;            /* records returned as events              */
+	uint64_t bad_buffers;        /* buffers skipped or cut short by damage  */
+	uint64_t errors;             /* ETL_FAILED results                      */
+	uint64_t bytes_in;           /* bytes of input walked so far            */
+	uint64_t input_size;         /* total input size if known, else 0       */
+};
+
+/*! etl_reader_stats() : copies the running totals into *st. */
+void etl_reader_stats(const etl_reader *r, struct etl_reader_stats *st);
+
+/*! etl_reader_errcode() : reason of the last ETL_FAILED/ETL_WARN/ETL_FATAL
+ *  (enum etl_errcode), ETL_E_NONE if none. */
+int etl_reader_errcode(const etl_reader *r);
+
+/*! etl_reader_errmsg() : English sentence describing the last error, with
+ *  key=value details; "" if none. Owned by the reader, valid until the next
+ *  call on it. */
+const char *etl_reader_errmsg(const etl_reader *r);
+
+/*! etl_reader_erroff() : absolute file offset the last error refers to. */
+uint64_t etl_reader_erroff(const etl_reader *r);
+
+/*! etl_reader_time_to_utc() : converts a raw timestamp in the file's clock
+ *  to FILETIME using the logfile-header anchor (StartTime at the header
+ *  record's timestamp), in 128-bit arithmetic.
+ *  @return : ETL_OK, or ETL_FAILED if the file has no usable anchor. */
+int etl_reader_time_to_utc(const etl_reader *r, int64_t raw, int64_t *filetime);
+
+/*! etl_filetime_format() : formats a FILETIME as ISO 8601 UTC with seven
+ *  fractional digits, "2020-02-17T12:48:30.1234567Z", into out (at least
+ *  ETL_TIME_STRLEN bytes). @return : out. */
+#define ETL_TIME_STRLEN 40
+char *etl_filetime_format(int64_t filetime, char *out, size_t outlen);
+
+/*! etl_filetime_parse() : parses "YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z]".
+ *  @return : ETL_OK, or ETL_FAILED on bad syntax. */
+int etl_filetime_parse(const char *s, int64_t *filetime);
+
+/*! etl_version_string() : the library version, "MAJOR.MINOR.PATCH". */
+const char *etl_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETL_READER_H */

@@ -1,0 +1,174 @@
+/*
+ * etl_time.c - clock conversion and ISO 8601 formatting (spec format.md §5).
+ *
+ * Every record timestamp is in the session clock named by the logfile
+ * header's ReservedFlags. The logfile-header record's own timestamp T0
+ * corresponds to StartTime (a FILETIME), so
+ *   QPC:         FILETIME = StartTime + (T - T0) * 10^7 / PerfFreq
+ *   system time: FILETIME = StartTime + (T - T0)
+ *   CPU cycles:  FILETIME = StartTime + (T - T0) * 10 / CpuSpeedInMHz
+ * The products overflow 64 bits for real QPC values, hence __int128.
+ */
+#define ETL_BUILDING_LIB 1
+#include <stdio.h>
+#include <string.h>
+#include "etl.h"
+#include "etl_private.h"
+
+void etl__clock_init(struct etl_clock *ck, const struct etl_logfile *lf)
+{
+	memset(ck, 0, sizeof *ck);
+	if (!lf->present)
+		return;
+	ck->t0 = lf->header_timestamp;
+	ck->start = lf->start_time;
+	switch (lf->reserved_flags) {
+	case ETL_CLOCK_QPC:
+		if (lf->perf_freq > 0) {
+			ck->mul = 10000000;
+			ck->div = lf->perf_freq;
+		}
+		break;
+	case ETL_CLOCK_SYSTEMTIME:
+		ck->mul = 1;
+		ck->div = 1;
+		break;
+	case ETL_CLOCK_CPUCYCLE:
+		if (lf->cpu_speed_mhz > 0) {
+			ck->mul = 10;
+			ck->div = lf->cpu_speed_mhz;
+		}
+		break;
+	default:
+		/* RAW (0) on post-Vista files: QPC when a frequency is known,
+		 * else system time, as other consumers do (spec §5). */
+		if (lf->perf_freq > 0) {
+			ck->mul = 10000000;
+			ck->div = lf->perf_freq;
+		} else {
+			ck->mul = 1;
+			ck->div = 1;
+		}
+		break;
+	}
+	ck->usable = ck->div != 0;
+}
+
+int etl__clock_to_utc(const struct etl_clock *ck, int64_t raw, int64_t *ft)
+{
+	if (!ck->usable)
+		return ETL_FAILED;
+	__int128 d = (__int128)raw - ck->t0;
+	__int128 v = (__int128)ck->start + d * ck->mul / ck->div;
+	if (v > INT64_MAX || v < INT64_MIN)
+		return ETL_FAILED;
+	*ft = (int64_t)v;
+	return ETL_OK;
+}
+
+/* Days since 1970-01-01 for a proleptic Gregorian date, and back
+ * (Howard Hinnant's civil-calendar algorithms, public domain facts). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t yy = (int64_t)yoe + era * 400;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = yy + (*m <= 2);
+}
+
+#define FT_UNIX_EPOCH 116444736000000000LL  /* 1970-01-01 in FILETIME */
+#define FT_PER_SEC 10000000LL
+
+char *etl_filetime_format(int64_t ft, char *out, size_t outlen)
+{
+	int64_t t = ft - FT_UNIX_EPOCH;
+	int64_t secs = t / FT_PER_SEC, frac = t % FT_PER_SEC;
+	if (frac < 0) {
+		frac += FT_PER_SEC;
+		secs -= 1;
+	}
+	int64_t days = secs / 86400, rem = secs % 86400;
+	if (rem < 0) {
+		rem += 86400;
+		days -= 1;
+	}
+	int64_t y;
+	unsigned m, d;
+	civil_from_days(days, &y, &m, &d);
+	snprintf(out, outlen, "%04lld-%02u-%02uT%02u:%02u:%02u.%07lldZ", (long long)y, m, d,
+	         (unsigned)(rem / 3600), (unsigned)(rem / 60 % 60), (unsigned)(rem % 60),
+	         (long long)frac);
+	return out;
+}
+
+/* Reads exactly n digits. */
+static int digits(const char **s, int n, unsigned *v)
+{
+	unsigned x = 0;
+	for (int i = 0; i < n; i++) {
+		char c = (*s)[i];
+		if (c < '0' || c > '9')
+			return 0;
+		x = x * 10 + (unsigned)(c - '0');
+	}
+	*s += n;
+	*v = x;
+	return 1;
+}
+
+int etl_filetime_parse(const char *s, int64_t *ft)
+{
+	unsigned y, mo, d, h = 0, mi = 0, se = 0;
+	int64_t frac = 0;
+	if (!digits(&s, 4, &y) || *s++ != '-' || !digits(&s, 2, &mo) || *s++ != '-' ||
+	    !digits(&s, 2, &d))
+		return ETL_FAILED;
+	if (*s == 'T' || *s == 't' || *s == ' ') {
+		s++;
+		if (!digits(&s, 2, &h) || *s++ != ':' || !digits(&s, 2, &mi))
+			return ETL_FAILED;
+		if (*s == ':') {
+			s++;
+			if (!digits(&s, 2, &se))
+				return ETL_FAILED;
+			if (*s == '.') {
+				s++;
+				int n = 0;
+				while (*s >= '0' && *s <= '9') {
+					if (n < 7) {
+						frac = frac * 10 + (*s - '0');
+						n++;
+					}
+					s++;
+				}
+				if (n == 0)
+					return ETL_FAILED;
+				for (; n < 7; n++)
+					frac *= 10;
+			}
+		}
+	}
+	if (*s == 'Z' || *s == 'z')
+		s++;
+	if (*s || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return ETL_FAILED;
+	int64_t days = days_from_civil(y, mo, d);
+	*ft = FT_UNIX_EPOCH + ((days * 86400 + h * 3600 + mi * 60 + se) * FT_PER_SEC) + frac;
+	return ETL_OK;
+}
