@@ -220,8 +220,9 @@ struct etl_event {
 	uint16_t logger_id;        /* from the buffer's ClientContext            */
 
 	/* What */
-	uint16_t id;               /* EVENT_HEADER Id; WPP MessageNumber;
-	                              HookId for system-style headers            */
+	uint16_t id;               /* EVENT_HEADER Id; WPP MessageNumber; 0 for
+	                              the other headers (they name events by
+	                              opcode: HookId low byte or Class.Type)     */
 	uint16_t hook_id;          /* SYSTEM/COMPACT/PERFINFO HookId             */
 	uint8_t  version;          /* event/class version (flags masked off)     */
 	uint8_t  channel;

@@ -225,6 +225,41 @@ char *etl_filetime_format(int64_t filetime, char *out, size_t outlen);
  *  @return : ETL_OK, or ETL_FAILED on bad syntax. */
 int etl_filetime_parse(const char *s, int64_t *filetime);
 
+/* ---- EventTrace group records (HookId 0x00xx) ------------------------ */
+
+/*! etl_eventtrace_name() : name of an EventTrace-group record by its
+ *  opcode (HookId low byte): "Header", "Extension", "RundownComplete",
+ *  "EndExtension", "DbgIdRSDS", "BuildInfo", "PartitionInfoExtension", ...
+ *  @return : static string, or NULL for an opcode without a known name. */
+const char *etl_eventtrace_name(unsigned opcode);
+
+/* ETW_KERNEL_HEADER_EXTENSION: payload of Extension (0x0005) and
+ * EndExtension (0x0020). */
+struct etl_header_extension {
+	uint32_t group_mask[8];      /* PERFINFO_GROUPMASK: enabled kernel groups */
+	uint32_t version;
+};
+
+/*! etl_eventtrace_extension() : decodes the payload of an Extension or
+ *  EndExtension record. @return : ETL_OK, or ETL_FAILED if ev is another
+ *  record or its payload is too short. */
+int etl_eventtrace_extension(const struct etl_event *ev, struct etl_header_extension *out);
+
+/* Payload of PartitionInfoExtension (0x0050). */
+struct etl_partition_info {
+	uint16_t version;
+	uint16_t reserved;
+	uint32_t partition_type;
+	int64_t  qpc_offset;         /* QPC offset from the root partition      */
+	int      has_ids;            /* version 0 with both GUIDs present       */
+	struct etl_guid partition_id;
+	struct etl_guid parent_id;
+};
+
+/*! etl_eventtrace_partition() : decodes a PartitionInfoExtension record.
+ *  @return : ETL_OK, or ETL_FAILED if ev is another record or too short. */
+int etl_eventtrace_partition(const struct etl_event *ev, struct etl_partition_info *out);
+
 /*! etl_version_string() : the library version, "MAJOR.MINOR.PATCH". */
 const char *etl_version_string(void);
 
