@@ -1,0 +1,511 @@
+/*
+ * cli_common.c - helpers shared by the command-line tools: the event
+ * filter, number and time parsing, JSON escaping, provider and flag names.
+ * See cli_common.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "cli_common.h"
+
+#define TICKS_PER_SEC 10000000LL
+
+void cli_filter_init(struct cli_filter *f)
+{
+	memset(f, 0, sizeof *f);
+}
+
+void cli_filter_free(struct cli_filter *f)
+{
+	for (size_t i = 0; i < f->n_names; i++)
+		free(f->names[i]);
+	free(f->names);
+	free(f->guids);
+	memset(f, 0, sizeof *f);
+}
+
+int cli_filter_is_option(int opt)
+{
+	return opt >= CLI_OPT_PROVIDER && opt < CLI_OPT_FILTER_END_;
+}
+
+int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	int base = 10, n = 0;
+	if (!s)
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (; *s; s++, n++) {
+		unsigned d;
+		char c = *s;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+		if (v > (UINT64_MAX - d) / (uint64_t)base)
+			return -1;
+		v = v * (uint64_t)base + d;
+	}
+	if (n == 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_time(const char *s, struct cli_time *t)
+{
+	const char *p = s;
+	int neg = 0;
+	if (!s || !*s)
+		return -1;
+	if (*p == '+' || *p == '-') {
+		neg = *p == '-';
+		p++;
+	}
+	/* A plain number: seconds from the trace start. A date has a '-' after
+	 * its four-digit year, which stops this scan. */
+	int64_t secs = 0, frac = 0;
+	int nd = 0, nf = 0;
+	while (*p >= '0' && *p <= '9') {
+		if (secs > 100000000000LL)      /* > 3000 years: nonsense */
+			return -1;
+		secs = secs * 10 + (*p - '0');
+		p++;
+		nd++;
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			if (nf < 7) {
+				frac = frac * 10 + (*p - '0');
+				nf++;
+			}
+			p++;
+			nd++;
+		}
+		for (int i = nf; i < 7; i++)
+			frac *= 10;
+	}
+	if (*p == 0 && nd > 0) {
+		t->relative = 1;
+		t->value = secs * TICKS_PER_SEC + frac;
+		if (neg)
+			t->value = -t->value;
+		return 0;
+	}
+	int64_t ft;
+	if (etl_filetime_parse(s, &ft) != ETL_OK)
+		return -1;
+	t->relative = 0;
+	t->value = ft;
+	return 0;
+}
+
+static int set_err(char *err, size_t errlen, const char *what, const char *arg, const char *hint)
+{
+	snprintf(err, errlen, "invalid %s '%s'%s%s", what, arg, hint ? ": " : "", hint ? hint : "");
+	return -1;
+}
+
+static int num_opt(const char *arg, uint64_t max, uint64_t *v, const char *what, char *err,
+                   size_t errlen)
+{
+	if (cli_parse_u64(arg, max, v) != 0) {
+		char hint[96];
+		snprintf(hint, sizeof hint, "expected a number from 0 to %llu (decimal or 0x hex)",
+		         (unsigned long long)max);
+		return set_err(err, errlen, what, arg, hint);
+	}
+	return 0;
+}
+
+int cli_filter_option(struct cli_filter *f, int opt, const char *arg, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	switch (opt) {
+	case CLI_OPT_PROVIDER: {
+		struct etl_guid g;
+		if (!arg || !*arg)
+			return set_err(err, errlen, "provider", arg ? arg : "", "empty");
+		if (etl_guid_parse(arg, &g) == ETL_OK) {
+			struct etl_guid *n = realloc(f->guids, (f->n_guids + 1) * sizeof *n);
+			if (!n)
+				return set_err(err, errlen, "provider", arg, "out of memory");
+			f->guids = n;
+			f->guids[f->n_guids++] = g;
+		} else {
+			char **n = realloc(f->names, (f->n_names + 1) * sizeof *n);
+			if (!n)
+				return set_err(err, errlen, "provider", arg, "out of memory");
+			f->names = n;
+			if (!(f->names[f->n_names] = strdup(arg)))
+				return set_err(err, errlen, "provider", arg, "out of memory");
+			f->n_names++;
+		}
+		break;
+	}
+	case CLI_OPT_ID:
+		if (num_opt(arg, UINT16_MAX, &v, "event id", err, errlen))
+			return -1;
+		f->has_id = 1;
+		f->id = (uint16_t)v;
+		break;
+	case CLI_OPT_OPCODE:
+		if (num_opt(arg, UINT8_MAX, &v, "opcode", err, errlen))
+			return -1;
+		f->has_opcode = 1;
+		f->opcode = (uint8_t)v;
+		break;
+	case CLI_OPT_LEVEL:
+		if (num_opt(arg, UINT8_MAX, &v, "level", err, errlen))
+			return -1;
+		f->has_level = 1;
+		f->level = (uint8_t)v;
+		break;
+	case CLI_OPT_KEYWORD:
+		if (num_opt(arg, UINT64_MAX, &v, "keyword mask", err, errlen))
+			return -1;
+		f->has_keyword = 1;
+		f->keyword = v;
+		break;
+	case CLI_OPT_PID:
+		if (num_opt(arg, UINT32_MAX, &v, "process id", err, errlen))
+			return -1;
+		f->has_pid = 1;
+		f->pid = (uint32_t)v;
+		break;
+	case CLI_OPT_TID:
+		if (num_opt(arg, UINT32_MAX, &v, "thread id", err, errlen))
+			return -1;
+		f->has_tid = 1;
+		f->tid = (uint32_t)v;
+		break;
+	case CLI_OPT_CPU:
+		if (num_opt(arg, UINT16_MAX, &v, "processor", err, errlen))
+			return -1;
+		f->has_cpu = 1;
+		f->cpu = (uint16_t)v;
+		break;
+	case CLI_OPT_TYPE: {
+		int k = etl_hdr_kind_from_name(arg ? arg : "");
+		if (k == ETL_HDR_UNKNOWN)
+			return set_err(err, errlen, "header type", arg ? arg : "",
+			               "expected SYSTEM32, SYSTEM64, COMPACT32, COMPACT64, PERFINFO32, "
+			               "PERFINFO64, FULL_HEADER32, FULL_HEADER64, INSTANCE32, INSTANCE64, "
+			               "EVENT_HEADER32, EVENT_HEADER64, MESSAGE, ERROR, TIMED or WNODE");
+		f->kinds |= 1u << k;
+		break;
+	}
+	case CLI_OPT_SINCE:
+	case CLI_OPT_UNTIL: {
+		struct cli_time t;
+		if (cli_parse_time(arg, &t) != 0)
+			return set_err(err, errlen, opt == CLI_OPT_SINCE ? "--since time" : "--until time",
+			               arg ? arg : "",
+			               "expected YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z] (UTC) or seconds from the trace start");
+		if (opt == CLI_OPT_SINCE) {
+			f->has_since = 1;
+			f->since = t;
+		} else {
+			f->has_until = 1;
+			f->until = t;
+		}
+		break;
+	}
+	default:
+		snprintf(err, errlen, "unknown filter option %d", opt);
+		return -1;
+	}
+	f->active = 1;
+	return 0;
+}
+
+void cli_filter_usage(FILE *out)
+{
+	fputs("Filters (all given conditions must hold; repeated --provider/--type: any):\n"
+	      "      --provider GUID|NAME  events of this provider (name: case-insensitive)\n"
+	      "      --id N                event id (EVENT_HEADER id, WPP message number,\n"
+	      "                            kernel HookId)\n"
+	      "      --opcode N            opcode\n"
+	      "      --level N             level N or lower (more severe)\n"
+	      "      --keyword MASK        any of these keyword bits (decimal or 0x hex)\n"
+	      "      --pid N               process id\n"
+	      "      --tid N               thread id\n"
+	      "      --cpu N               processor number\n"
+	      "      --type HEADERTYPE     trace header type (SYSTEM64, EVENT_HEADER64, ...)\n"
+	      "      --since TIME          events at or after TIME\n"
+	      "      --until TIME          events before TIME\n"
+	      "                            TIME is YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z] (UTC)\n"
+	      "                            or seconds from the trace start (e.g. 1.5)\n",
+	      out);
+}
+
+static void resolve_times(struct cli_filter *f)
+{
+	f->since_ft = f->since.relative ? f->base + f->since.value : f->since.value;
+	f->until_ft = f->until.relative ? f->base + f->until.value : f->until.value;
+}
+
+void cli_filter_begin_file(struct cli_filter *f, const struct etl_logfile *lf)
+{
+	f->base_known = 0;
+	f->base = 0;
+	if (lf && lf->present) {
+		f->base_known = 1;
+		f->base = lf->start_time;
+	}
+	resolve_times(f);
+}
+
+int cli_filter_match(struct cli_filter *f, const struct etl_event *ev)
+{
+	if (!f->active)
+		return 1;
+	if (f->kinds && !(ev->kind > 0 && ev->kind < 32 && (f->kinds & (1u << ev->kind))))
+		return 0;
+	/* System-style headers carry their HookId as the event id (etl_event.h
+	 * documents ev->id so; read hook_id, which every decoder sets). */
+	if (f->has_id && (cli_event_is_system(ev) ? ev->hook_id : ev->id) != f->id)
+		return 0;
+	if (f->has_opcode && ev->opcode != f->opcode)
+		return 0;
+	if (f->has_level && ev->level > f->level)
+		return 0;
+	if (f->has_keyword && !(ev->keyword & f->keyword))
+		return 0;
+	if (f->has_pid && (!(ev->present & ETL_EVF_PID) || ev->pid != f->pid))
+		return 0;
+	if (f->has_tid && (!(ev->present & ETL_EVF_PID) || ev->tid != f->tid))
+		return 0;
+	if (f->has_cpu && ev->processor != f->cpu)
+		return 0;
+	if (f->n_guids || f->n_names) {
+		int ok = 0;
+		if (ev->present & ETL_EVF_PROVIDER)
+			for (size_t i = 0; i < f->n_guids && !ok; i++)
+				ok = etl_guid_equal(&ev->provider, &f->guids[i]);
+		for (size_t i = 0; i < f->n_names && !ok; i++) {
+			if (ev->provider_name)
+				ok = strcasecmp(ev->provider_name, f->names[i]) == 0;
+			else if ((ev->present & ETL_EVF_COMPONENT_ID) &&
+			         strncasecmp(f->names[i], "component:", 10) == 0) {
+				uint64_t c;
+				ok = cli_parse_u64(f->names[i] + 10, UINT32_MAX, &c) == 0 &&
+				     c == ev->component_id;
+			}
+		}
+		if (!ok)
+			return 0;
+	}
+	if (f->has_since || f->has_until) {
+		if (!(ev->present & ETL_EVF_UTC))
+			return 0;
+		if (!f->base_known && ((f->has_since && f->since.relative) ||
+		                       (f->has_until && f->until.relative))) {
+			/* No logfile header: count from the first timed event. */
+			f->base_known = 1;
+			f->base = ev->utc;
+			resolve_times(f);
+		}
+		if (f->has_since && ev->utc < f->since_ft)
+			return 0;
+		if (f->has_until && ev->utc >= f->until_ft)
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- JSON and text escaping ------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;             /* no UTF-16 surrogates */
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+void cli_json_string_n(FILE *out, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+	putc('"', out);
+	while (i < n) {
+		unsigned char c = p[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7F) {
+			i++;
+			continue;
+		}
+		size_t len = c >= 0x80 ? utf8_len(p + i, n - i) : 0;
+		if (len) {
+			i += len;
+			continue;
+		}
+		if (i > run)
+			fwrite(p + run, 1, i - run, out);
+		if (c == '"' || c == '\\') {
+			putc('\\', out);
+			putc(c, out);
+		} else if (c < 0x80) {
+			char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+			fputs(esc, out);
+		} else {
+			fputs("\\ufffd", out);
+		}
+		i++;
+		run = i;
+	}
+	if (n > run)
+		fwrite(p + run, 1, n - run, out);
+	putc('"', out);
+}
+
+void cli_json_string(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	cli_json_string_n(out, s, strlen(s));
+}
+
+void cli_text_safe(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		if (*p < 0x20 || *p == 0x7F)
+			fprintf(out, "\\x%02x", *p);
+		else
+			putc(*p, out);
+	}
+}
+
+/* ---- names ----------------------------------------------------------- */
+
+const char *cli_event_provider(const struct etl_event *ev, char buf[CLI_PROVIDER_STRLEN])
+{
+	if (ev->provider_name)
+		return ev->provider_name;
+	if (ev->kind == ETL_HDR_MESSAGE && (ev->present & ETL_EVF_COMPONENT_ID)) {
+		snprintf(buf, CLI_PROVIDER_STRLEN, "component:%u", (unsigned)ev->component_id);
+		return buf;
+	}
+	return etl_guid_format(&ev->provider, buf);
+}
+
+int cli_event_uses_id(const struct etl_event *ev)
+{
+	switch (ev->kind) {
+	case ETL_HDR_EVENT_HEADER32:
+	case ETL_HDR_EVENT_HEADER64:
+	case ETL_HDR_ERROR:
+	case ETL_HDR_MESSAGE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_event_is_system(const struct etl_event *ev)
+{
+	return (ev->present & ETL_EVF_HOOKID) != 0;
+}
+
+char *cli_log_file_mode_names(uint32_t mode, char *out, size_t outlen)
+{
+	/* SDK evntrace.h names without EVENT_TRACE_, plus the private bits
+	 * from phnt (spec format.md §2.4). */
+	static const char *const names[32] = {
+		"FILE_MODE_SEQUENTIAL", "CIRCULAR", "APPEND", "NEWFILE",
+		"USE_MS_FLUSH_TIMER", "PREALLOCATE", "NONSTOPPABLE", "SECURE",
+		"REAL_TIME", "DELAY_OPEN_FILE", "BUFFERING", "PRIVATE_LOGGER",
+		"ADD_HEADER", "USE_KBYTES_FOR_SIZE", "USE_GLOBAL_SEQUENCE", "USE_LOCAL_SEQUENCE",
+		"RELOG", "PRIVATE_IN_PROC", "BUFFER_INTERFACE", "KD_FILTER",
+		"REALTIME_RELOG", "LOST_EVENTS_DEBUG", "STOP_ON_HYBRID_SHUTDOWN",
+		"PERSIST_ON_HYBRID_SHUTDOWN", "USE_PAGED_MEMORY", "SYSTEM_LOGGER", "COMPRESSED",
+		"INDEPENDENT_SESSION", "NO_PER_PROCESSOR_BUFFERING", "BLOCKING", NULL,
+		"ADDTO_TRIAGE_DUMP",
+	};
+	size_t len = 0;
+	uint32_t unnamed = 0;
+	if (outlen == 0)
+		return out;
+	out[0] = 0;
+	if (mode == 0) {
+		snprintf(out, outlen, "NONE");
+		return out;
+	}
+	for (int b = 0; b < 32; b++) {
+		uint32_t bit = 1u << b;
+		if (!(mode & bit))
+			continue;
+		if (!names[b]) {
+			unnamed |= bit;
+			continue;
+		}
+		int w = snprintf(out + len, outlen - len, "%s%s", len ? "|" : "", names[b]);
+		if (w < 0 || (size_t)w >= outlen - len)
+			return out;
+		len += (size_t)w;
+	}
+	if (unnamed)
+		snprintf(out + len, outlen - len, "%s0x%x", len ? "|" : "", unnamed);
+	return out;
+}
+
+const char *cli_clock_type_name(uint32_t clock_type)
+{
+	switch (clock_type) {
+	case ETL_CLOCK_RAW: return "RAW";
+	case ETL_CLOCK_QPC: return "QPC";
+	case ETL_CLOCK_SYSTEMTIME: return "SYSTEMTIME";
+	case ETL_CLOCK_CPUCYCLE: return "CPUCYCLE";
+	default: return "unknown";
+	}
+}
+
+const char *cli_timer_source_name(uint64_t v)
+{
+	/* HAL_PLATFORM_TIMER_SOURCE (spec format.md §2.2). */
+	static const char *const names[] = {
+		"NotSpecified", "8254", "Rtc", "Acpi", "AcpiBroken", "Hpet", "ProcessorCounter",
+		"HvReferenceTime", "Sfi", "Apic", "HvSynthetic", "Custom", "CycleCounter", "Git",
+	};
+	if (v >= sizeof names / sizeof names[0])
+		return NULL;
+	return names[v];
+}

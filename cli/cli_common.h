@@ -1,0 +1,179 @@
+/*
+ * cli_common.h - helpers shared by the command-line tools (etldump,
+ * etlconvert): the event filter (its long options, their parsing and the
+ * predicate), number and time parsing, JSON string escaping and the text
+ * used to name an event's provider.
+ *
+ * Typical use with getopt_long():
+ *
+ *     static const struct option opts[] = {
+ *         { "count", no_argument, NULL, 'c' },
+ *         CLI_FILTER_LONG_OPTIONS,
+ *         { NULL, 0, NULL, 0 }
+ *     };
+ *     struct cli_filter f;
+ *     cli_filter_init(&f);
+ *     while ((c = getopt_long(argc, argv, "c", opts, NULL)) != -1) {
+ *         if (cli_filter_is_option(c)) {
+ *             if (cli_filter_option(&f, c, optarg, err, sizeof err) != 0)
+ *                 usage error (err says why);
+ *             continue;
+ *         }
+ *         ...
+ *     }
+ *     per input: cli_filter_begin_file(&f, etl_reader_logfile(r));
+ *     per event: if (cli_filter_match(&f, ev)) ...
+ *     cli_filter_free(&f);
+ */
+#ifndef CLI_COMMON_H
+#define CLI_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "etl.h"
+
+/* getopt_long() values of the filter options: above every character so
+ * that tools keep their short options free. */
+enum cli_filter_opt {
+	CLI_OPT_PROVIDER = 0x1000,
+	CLI_OPT_ID,
+	CLI_OPT_OPCODE,
+	CLI_OPT_LEVEL,
+	CLI_OPT_KEYWORD,
+	CLI_OPT_PID,
+	CLI_OPT_TID,
+	CLI_OPT_CPU,
+	CLI_OPT_TYPE,
+	CLI_OPT_SINCE,
+	CLI_OPT_UNTIL,
+	CLI_OPT_FILTER_END_
+};
+
+/* struct option initialisers for every filter option (long only). */
+#define CLI_FILTER_LONG_OPTIONS \
+	{ "provider", required_argument, NULL, CLI_OPT_PROVIDER }, \
+	{ "id",       required_argument, NULL, CLI_OPT_ID }, \
+	{ "opcode",   required_argument, NULL, CLI_OPT_OPCODE }, \
+	{ "level",    required_argument, NULL, CLI_OPT_LEVEL }, \
+	{ "keyword",  required_argument, NULL, CLI_OPT_KEYWORD }, \
+	{ "pid",      required_argument, NULL, CLI_OPT_PID }, \
+	{ "tid",      required_argument, NULL, CLI_OPT_TID }, \
+	{ "cpu",      required_argument, NULL, CLI_OPT_CPU }, \
+	{ "type",     required_argument, NULL, CLI_OPT_TYPE }, \
+	{ "since",    required_argument, NULL, CLI_OPT_SINCE }, \
+	{ "until",    required_argument, NULL, CLI_OPT_UNTIL }
+
+/* A point in time given on the command line: an absolute FILETIME, or an
+ * offset from the trace start (100 ns units, may be negative). */
+struct cli_time {
+	int relative;          /* 1: value is an offset from the trace start */
+	int64_t value;         /* FILETIME, or offset in 100 ns units        */
+};
+
+/* The conditions of every filter option; all given ones must hold (AND);
+ * repeated --provider and --type options are alternatives (OR). */
+struct cli_filter {
+	int active;                    /* any condition at all               */
+
+	struct etl_guid *guids;        /* --provider GUID                    */
+	size_t n_guids;
+	char **names;                  /* --provider NAME (case-insensitive) */
+	size_t n_names;
+
+	int has_id;       uint16_t id;
+	int has_opcode;   uint8_t opcode;
+	int has_level;    uint8_t level;     /* maximum level              */
+	int has_keyword;  uint64_t keyword;  /* any of these bits          */
+	int has_pid;      uint32_t pid;
+	int has_tid;      uint32_t tid;
+	int has_cpu;      uint16_t cpu;
+	uint32_t kinds;                /* --type: bit (1 << kind); 0 = any   */
+
+	int has_since;    struct cli_time since;   /* utc >= since          */
+	int has_until;    struct cli_time until;   /* utc <  until          */
+
+	/* Per input, set by cli_filter_begin_file()/cli_filter_match(). */
+	int base_known;                /* trace start known (relative times) */
+	int64_t base;                  /* trace start, FILETIME              */
+	int64_t since_ft, until_ft;    /* resolved bounds                    */
+};
+
+/*! cli_filter_init() : an empty filter (matches everything). */
+void cli_filter_init(struct cli_filter *f);
+
+/*! cli_filter_free() : frees what the options allocated. */
+void cli_filter_free(struct cli_filter *f);
+
+/*! cli_filter_is_option() : 1 if opt (a getopt_long() result) is one of
+ *  the CLI_OPT_* filter options. */
+int cli_filter_is_option(int opt);
+
+/*! cli_filter_option() : applies one filter option with its argument.
+ *  @return : 0, or -1 with a sentence in err (for a usage error). */
+int cli_filter_option(struct cli_filter *f, int opt, const char *arg, char *err, size_t errlen);
+
+/*! cli_filter_usage() : writes the filter part of a --help text. */
+void cli_filter_usage(FILE *out);
+
+/*! cli_filter_begin_file() : resets the per-input state; relative times
+ *  count from lf->start_time when the logfile header is present, else from
+ *  the first event that has a time. lf may be NULL. */
+void cli_filter_begin_file(struct cli_filter *f, const struct etl_logfile *lf);
+
+/*! cli_filter_match() : @return : 1 if ev passes every condition, else 0.
+ *  With --since/--until, events without a converted time (ETL_EVF_UTC)
+ *  never match. */
+int cli_filter_match(struct cli_filter *f, const struct etl_event *ev);
+
+/*! cli_parse_u64() : decimal, or hexadecimal with a 0x prefix, up to max.
+ *  @return : 0, or -1 on bad syntax or overflow. */
+int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+/*! cli_parse_time() : "YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z]" (UTC), or a
+ *  number of seconds relative to the trace start ("90", "1.5", "-0.25").
+ *  @return : 0, or -1 on bad syntax. */
+int cli_parse_time(const char *s, struct cli_time *t);
+
+/*! cli_json_string() : writes s as a JSON string literal, quotes included.
+ *  Control characters become \u00XX; bytes that are not valid UTF-8 become
+ *  U+FFFD, so the output is valid JSON whatever s holds. NULL -> null. */
+void cli_json_string(FILE *out, const char *s);
+
+/*! cli_json_string_n() : like cli_json_string() for n bytes of s. */
+void cli_json_string_n(FILE *out, const char *s, size_t n);
+
+/*! cli_text_safe() : writes s for a terminal: control characters become
+ *  \xNN, other bytes pass through. */
+void cli_text_safe(FILE *out, const char *s);
+
+/* Enough for a GUID, "component:4294967295" or a provider name pointer. */
+#define CLI_PROVIDER_STRLEN 48
+
+/*! cli_event_provider() : the provider as the tools print it: its name when
+ *  known, else the GUID text; "component:N" for a WPP message that carries
+ *  a component id instead of a GUID. @return : buf or a static name. */
+const char *cli_event_provider(const struct etl_event *ev, char buf[CLI_PROVIDER_STRLEN]);
+
+/*! cli_event_uses_id() : 1 if the event is identified by an id
+ *  (EVENT_HEADER, ERROR, MESSAGE), 0 if by an opcode (the others). */
+int cli_event_uses_id(const struct etl_event *ev);
+
+/*! cli_event_is_system() : 1 for system-style headers (SYSTEM, COMPACT,
+ *  PERFINFO), which carry a kernel HookId. */
+int cli_event_is_system(const struct etl_event *ev);
+
+/*! cli_log_file_mode_names() : writes the names of the LogFileMode bits of
+ *  mode, separated by '|' ("SEQUENTIAL|COMPRESSED"), and any unnamed bits
+ *  as hex. "NONE" for 0. @return : out. */
+char *cli_log_file_mode_names(uint32_t mode, char *out, size_t outlen);
+
+/*! cli_clock_type_name() : "QPC", "SYSTEMTIME", "CPUCYCLE", "RAW", or
+ *  "unknown". */
+const char *cli_clock_type_name(uint32_t clock_type);
+
+/*! cli_timer_source_name() : HAL_PLATFORM_TIMER_SOURCE names ("Hpet",
+ *  "HvReferenceTime", ...), or NULL. */
+const char *cli_timer_source_name(uint64_t v);
+
+#endif /* CLI_COMMON_H */
