@@ -12,8 +12,8 @@ line() {
 	l=$(printf '%s\n' "$out" | sed -n "$1p")
 	printf '%s\n' "$l" | grep -Eq "$2" || fail "line $1 does not match '$2': $l"
 }
-line 1 '^2020-07-14T12:04:31\.1387363Z +cpu=0 +pid=6112 +tid=8064 +SYSTEM64 +EventTrace +op=0 hook=0x0000 +lvl=0 +kw=0x0 +size=360$'
-line 2 ' op=80 hook=0x0050 '
+line 1 '^2020-07-14T12:04:31\.1387363Z +cpu=0 +pid=6112 +tid=8064 +SYSTEM64 +EventTrace/Header +op=0 hook=0x0000 +lvl=0 +kw=0x0 +size=360$'
+line 2 ' EventTrace/PartitionInfoExtension +op=80 hook=0x0050 '
 line 3 '^2020-07-14T12:04:36\.9026510Z +cpu=5 +pid=5876 +tid=2868 +EVENT_HEADER64 +0cd1c309-0878-4515-83db-749843b3f5c9 +id=0 +lvl=2 +kw=0x400000000000 +size=118$'
 line 4 '^2020-07-14T12:04:36\.9038717Z +cpu=3 .* size=88$'
 
