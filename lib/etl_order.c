@@ -71,6 +71,13 @@ int etl__order_build(struct etl_reader *r)
 			break;
 		off = next;
 	}
+	/* A gzip / LZ4 wrapper found damaged while the input was spooled
+	 * (etl_source.c leaves the reason in src.errmsg). */
+	if (r->src.errmsg[0]) {
+		etl__pend(r, ETL_E_DECOMPRESS, off, "%s: offset=0x%llx (in the decompressed stream)",
+		          r->src.errmsg, (unsigned long long)off);
+		r->src.errmsg[0] = 0;
+	}
 	r->stats.bytes_in = 0;
 	if (r->n_index == 0)
 		return ETL_OK;

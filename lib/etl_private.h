@@ -46,6 +46,7 @@ struct etl_src {
 	int codec;                /* enum etl_codec                           */
 	void *zs;                 /* z_stream *                               */
 	void *lz4;                /* LZ4F_dctx *                              */
+	int lz4_in_frame;         /* an LZ4 frame is started and not ended    */
 	const uint8_t *mem_in;    /* compressed input held in memory          */
 	uint64_t mem_in_len, mem_in_pos;
 	uint8_t *in_buf;          /* staging for compressed bytes from fd     */

@@ -359,6 +359,13 @@ int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi)
 		}
 		r->walk_info.available = s->bv.info.available;
 		r->walk_info.header = s->bv.info.header;
+		/* A cut uncompressed buffer (record walks report it after its
+		 * complete records, in etl_buffer.c cut_short()). */
+		if (rc == ETL_OK && !s->bv.info.compressed &&
+		    s->bv.info.available < s->bv.info.buffer_size)
+			etl__pend(r, ETL_E_TRUNCATED, off,
+			          "Buffer cut short by the end of the input: offset=0x%llx, buffer-size=%u, available=%u",
+			          (unsigned long long)off, s->bv.info.buffer_size, s->bv.info.available);
 		if (rc == ETL_FAILED || r->pend_count) {
 			etl__pop_pending(r);
 			*bi = &r->walk_info;

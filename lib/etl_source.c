@@ -152,6 +152,10 @@ static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {
+			/* Input ended inside a frame: report, keep what we have. */
+			if (src->lz4_in_frame)
+				snprintf(src->errmsg, sizeof src->errmsg,
+				         "LZ4 input ends before its frame does");
 			src->eof = 1;
 			return 0;
 		}
@@ -165,6 +169,7 @@ static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 			src->eof = 1;
 			return (long)out;
 		}
+		src->lz4_in_frame = hint != 0;   /* 0: a frame just ended */
 	}
 	return (long)out;
 }

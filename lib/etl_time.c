@@ -97,12 +97,14 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 
 char *etl_filetime_format(int64_t ft, char *out, size_t outlen)
 {
-	int64_t t = ft - FT_UNIX_EPOCH;
-	int64_t secs = t / FT_PER_SEC, frac = t % FT_PER_SEC;
+	/* Split before moving to the Unix epoch (a whole number of seconds):
+	 * ft - FT_UNIX_EPOCH overflows for ft near INT64_MIN. */
+	int64_t secs = ft / FT_PER_SEC, frac = ft % FT_PER_SEC;
 	if (frac < 0) {
 		frac += FT_PER_SEC;
 		secs -= 1;
 	}
+	secs -= FT_UNIX_EPOCH / FT_PER_SEC;
 	int64_t days = secs / 86400, rem = secs % 86400;
 	if (rem < 0) {
 		rem += 86400;
@@ -166,7 +168,11 @@ int etl_filetime_parse(const char *s, int64_t *ft)
 	}
 	if (*s == 'Z' || *s == 'z')
 		s++;
-	if (*s || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+	static const unsigned char mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (*s || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || se > 60)
+		return ETL_FAILED;
+	/* February 29 only in leap years. */
+	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
 		return ETL_FAILED;
 	int64_t days = days_from_civil(y, mo, d);
 	*ft = FT_UNIX_EPOCH + ((days * 86400 + h * 3600 + mi * 60 + se) * FT_PER_SEC) + frac;
