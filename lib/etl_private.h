@@ -26,6 +26,7 @@ struct etl_clock {
 	int64_t t0;      /* raw timestamp of the logfile-header record */
 	int64_t start;   /* StartTime, FILETIME                         */
 	int64_t mul, div;
+	int64_t factor;  /* mul / div when that is a whole number, else 0 */
 };
 void etl__clock_init(struct etl_clock *ck, const struct etl_logfile *lf);
 int etl__clock_to_utc(const struct etl_clock *ck, int64_t raw, int64_t *ft);

@@ -68,15 +68,61 @@ const char *etl_kernel_group_provider(unsigned group, struct etl_guid *guid)
 	return groups[group].name;
 }
 
+/* Every known provider by the first 32 bits of its GUID, sorted, so a
+ * lookup is a binary search (most EVENT_HEADER events miss it). Kept in
+ * step with the two tables above by check_hdr's provider test. */
+static const struct {
+	uint32_t data1;
+	const struct known_provider *p;
+} by_data1[] = {
+	{ 0x01853A65u, &groups[11] },
+	{ 0x0268A8B6u, &groups[14] },
+	{ 0x13976D09u, &groups[10] },
+	{ 0x222962ABu, &groups[16] },
+	{ 0x2CB15D1Du, &groups[20] },
+	{ 0x2CE9A149u, &groups[30] },
+	{ 0x3282FC76u, &groups[7] },
+	{ 0x3AC66736u, &groups[23] },
+	{ 0x3D6FA8D0u, &groups[3] },
+	{ 0x3D6FA8D1u, &groups[5] },
+	{ 0x3D6FA8D3u, &groups[2] },
+	{ 0x3D6FA8D4u, &groups[1] },
+	{ 0x42695762u, &groups[13] },
+	{ 0x45D8CCCDu, &groups[26] },
+	{ 0x68FDD900u, &groups[0] },
+	{ 0x7687A439u, &groups[22] },
+	{ 0x7F2A405Cu, &groups[29] },
+	{ 0x89497F50u, &groups[17] },
+	{ 0x90CBDC39u, &groups[4] },
+	{ 0x99134383u, &groups[12] },
+	{ 0x9A280AC0u, &groups[6] },
+	{ 0x9AEC974Bu, &groups[25] },
+	{ 0x9B79EE91u, &others[2] },
+	{ 0xA9152F00u, &groups[19] },
+	{ 0xAE53722Eu, &groups[9] },
+	{ 0xB2D14872u, &groups[21] },
+	{ 0xB3E675D7u, &others[1] },
+	{ 0xBBCCF6C1u, &others[0] },
+	{ 0xBF3A50C5u, &groups[8] },
+	{ 0xC861D0E2u, &groups[28] },
+	{ 0xCE1DBFB4u, &groups[15] },
+	{ 0xD837CA92u, &groups[27] },
+	{ 0xDEF2FE46u, &groups[24] },
+	{ 0xE43445E0u, &groups[18] }
+};
+
 const char *etl_known_provider_name(const struct etl_guid *guid)
 {
-	/* Most EVENT_HEADER events come from other providers: the first word
-	 * rules almost all of them out before any full comparison. */
-	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-		if (groups[i].guid.data1 == guid->data1 && etl_guid_equal(&groups[i].guid, guid))
-			return groups[i].name;
-	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-		if (others[i].guid.data1 == guid->data1 && etl_guid_equal(&others[i].guid, guid))
-			return others[i].name;
+	size_t lo = 0, hi = sizeof by_data1 / sizeof by_data1[0];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_data1[mid].data1 < guid->data1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < sizeof by_data1 / sizeof by_data1[0] && by_data1[lo].data1 == guid->data1 &&
+	    etl_guid_equal(&by_data1[lo].p->guid, guid))
+		return by_data1[lo].p->name;
 	return NULL;
 }

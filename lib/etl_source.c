@@ -296,8 +296,10 @@ int etl__src_open_fd(struct etl_src *src, int fd, int need_random)
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m != MAP_FAILED) {
-			/* Buffers are mostly walked front to back. */
-			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+			/* Buffers are mostly walked front to back. (Advice values
+			 * are not flags: one call each.) */
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+			madvise(m, (size_t)st.st_size, MADV_WILLNEED);
 			src->map = m;
 			src->map_len = (size_t)st.st_size;
 			src->codec = detect_codec(m, (size_t)st.st_size);

@@ -52,12 +52,25 @@ void etl__clock_init(struct etl_clock *ck, const struct etl_logfile *lf)
 		break;
 	}
 	ck->usable = ck->div != 0;
+	/* Most files tick at 10 MHz (QPC) or in 100 ns units (system time):
+	 * the scale is then a whole factor and 64-bit arithmetic with an
+	 * overflow check does; __int128 stays the general path. */
+	ck->factor = ck->usable && ck->mul % ck->div == 0 ? ck->mul / ck->div : 0;
 }
 
 int etl__clock_to_utc(const struct etl_clock *ck, int64_t raw, int64_t *ft)
 {
 	if (!ck->usable)
 		return ETL_FAILED;
+	if (ck->factor) {
+		int64_t d64, m, v;
+		if (!__builtin_sub_overflow(raw, ck->t0, &d64) &&
+		    !__builtin_mul_overflow(d64, ck->factor, &m) &&
+		    !__builtin_add_overflow(ck->start, m, &v)) {
+			*ft = v;
+			return ETL_OK;
+		}
+	}
 	__int128 d = (__int128)raw - ck->t0;
 	__int128 v = (__int128)ck->start + d * ck->mul / ck->div;
 	if (v > INT64_MAX || v < INT64_MIN)

@@ -1400,6 +1400,52 @@ END_TEST
 
 /* ------------------------------------------------------------------ */
 
+/* Every kernel group's provider is found again by its GUID (the lookup
+ * by GUID uses its own sorted index, which must list every entry), with
+ * the GUIDs the spec gives (format.md §2.6). */
+START_TEST(test_known_providers)
+{
+	static const struct { unsigned group; const char *name, *guid; } spot[] = {
+		{ 0x00, "EventTrace", "68fdd900-4a3e-11d1-84f4-0000f80464e3" },
+		{ 0x03, "Process", "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c" },
+		{ 0x14, "ImageLoad", "2cb15d1d-5fc1-11d2-abe1-00a0c911f518" },
+		{ 0x17, "CritSec", "3ac66736-cc59-4cff-8115-8df50e39816b" },
+		{ 0x1E, "HypervisorX", "2ce9a149-effe-42f0-a635-a1d39e26c8f2" },
+	};
+	unsigned found = 0;
+	for (unsigned g = 0; g < 256; g++) {
+		struct etl_guid guid;
+		const char *name = etl_kernel_group_provider(g, &guid);
+		if (!name)
+			continue;
+		found++;
+		const char *back = etl_known_provider_name(&guid);
+		ck_assert_msg(back && strcmp(back, name) == 0, "group 0x%02x %s not found by GUID", g, name);
+	}
+	ck_assert_uint_eq(found, 0x1F);
+	for (size_t i = 0; i < sizeof spot / sizeof spot[0]; i++) {
+		struct etl_guid guid, want;
+		char text[ETL_GUID_STRLEN];
+		ck_assert_str_eq(etl_kernel_group_provider(spot[i].group, &guid), spot[i].name);
+		ck_assert_str_eq(etl_guid_format(&guid, text), spot[i].guid);
+		ck_assert_int_eq(etl_guid_parse(spot[i].guid, &want), ETL_OK);
+		ck_assert(etl_guid_equal(&guid, &want));
+	}
+	static const char *const others[][2] = {
+		{ "bbccf6c1-6cd1-48c4-80ff-839482e37671", "EventMetadata" },
+		{ "b3e675d7-2554-4f18-830b-2762732560de", "ImageId" },
+		{ "9b79ee91-b5fd-41c0-a243-4248e266e9d0", "SystemConfigEx" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		struct etl_guid guid;
+		ck_assert_int_eq(etl_guid_parse(others[i][0], &guid), ETL_OK);
+		ck_assert_str_eq(etl_known_provider_name(&guid), others[i][1]);
+		guid.data4[7] ^= 1;   /* same first word, other GUID */
+		ck_assert_ptr_null(etl_known_provider_name(&guid));
+	}
+}
+END_TEST
+
 static Suite *hdr_suite(void)
 {
 	Suite *s = suite_create("hdr");
@@ -1414,6 +1460,7 @@ static Suite *hdr_suite(void)
 	tcase_add_test(tc, test_ext_decode_rejects);
 	tcase_add_test(tc, test_message_all_flags);
 	tcase_add_test(tc, test_legacy_warn);
+	tcase_add_test(tc, test_known_providers);
 	suite_add_tcase(s, tc);
 	TCase *td = tcase_create("damage");
 	tcase_set_timeout(td, 60);
