@@ -50,7 +50,21 @@ struct etl_hdr_ops {
 	 * with err filled. */
 	int (*decode)(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	              struct etl_event *ev, struct etl_err *err);
+	/* Writer side. encoded_size: the record's total size for ev (header,
+	 * items and payload, before 8-byte alignment), or 0 when this module
+	 * cannot encode ev (wrong kind, or larger than the header's size field
+	 * allows). encode writes exactly that many bytes to out (n = the
+	 * encoded size) and returns ETL_OK, or ETL_FAILED with err filled.
+	 * The header type byte comes from ev->kind; every other field from the
+	 * event view, so decode(encode(ev)) reproduces ev field by field. */
+	size_t (*encoded_size)(const struct etl_event *ev, const struct etl_hdr_ctx *ctx);
+	int (*encode)(uint8_t *out, size_t n, const struct etl_event *ev,
+	              const struct etl_hdr_ctx *ctx, struct etl_err *err);
 };
+
+/*! etl__hdr_for_kind() : the module that encodes events of this
+ *  enum etl_hdr_kind, or NULL. */
+const struct etl_hdr_ops *etl__hdr_for_kind(int kind);
 
 /* Record-marker classification (see spec format.md §3.1). */
 #define ETL_MARKER_END 0xFFFFFFFFu
@@ -99,6 +113,52 @@ int etl__ext_chain_parse(struct etl_cur *rec, struct etl_event *ev,
 /* Fields 0x00-0x2F shared by EVENT_TRACE_HEADER and the GUID form of the
  * instance header (hdr_full.c). */
 void etl__hdr_full_common(struct etl_cur *rec, struct etl_event *ev);
+
+/* ---- writer side --------------------------------------------------- */
+
+/* Little-endian stores: etl_put16/32/64 and etl_put_guid() in etl_cur.h. */
+
+/* Largest record a header with a u16 size field can hold. */
+#define ETL_HDR_MAX_RECORD16 0xFFFFu
+
+/* header + items + payload_size, or 0 when that exceeds max. */
+size_t etl__hdr_total(size_t header_and_items, uint32_t payload_size, size_t max);
+
+/* Checks done by every encode(): n equals the encoded size `want` (not 0),
+ * and the payload pointer is there when payload_size says so. ETL_OK or
+ * ETL_FAILED with err filled. */
+int etl__hdr_encode_check(const char *what, size_t n, size_t want,
+                          const struct etl_event *ev, struct etl_err *err);
+
+/* A byte/dword that two view fields describe (version and the low byte of
+ * version_word; user_time and trace_flags at FULL/INSTANCE 0x2C): the
+ * common value when they agree or one of them is 0. -1 (err filled) when
+ * both are set and differ. */
+int etl__hdr_merge_u32(uint32_t a, uint32_t b, const char *na, const char *nb,
+                       uint32_t *out, struct etl_err *err);
+
+/* The version word a system-style or FULL/INSTANCE header stores: ev's
+ * version_word with its low byte merged with ev->version as above. */
+int etl__hdr_version_word(const struct etl_event *ev, uint16_t *out, struct etl_err *err);
+
+/* The HookId a system-style header stores: ev's hook_id with its low
+ * byte (the event type) merged with ev->opcode as above. */
+int etl__hdr_hook_word(const struct etl_event *ev, uint16_t *out, struct etl_err *err);
+
+/* PEBS index and PMC counters of system-style headers, as announced by
+ * version word vw: their size, a consistency check against ev
+ * (pmc_count must equal the count in vw; a PEBS index the event claims
+ * with ETL_EVF_PEBS needs the 0x8000 bit), and the writer. */
+size_t etl__hdr_hw_items_size(uint16_t vw);
+int etl__hdr_hw_items_check(const struct etl_event *ev, uint16_t vw, struct etl_err *err);
+size_t etl__hdr_write_hw_items(uint8_t *out, const struct etl_event *ev, uint16_t vw);
+
+/* Writes bytes 0x00-0x2F of EVENT_TRACE_HEADER (the first part of the
+ * GUID instance header too) for record size `size` and type byte `type`.
+ * ETL_FAILED when ev's version/version_word or user_time/trace_flags
+ * conflict. */
+int etl__hdr_full_common_put(uint8_t *out, const struct etl_event *ev, uint16_t size,
+                             uint8_t type, struct etl_err *err);
 
 /* Version-word bits of system-style headers. */
 #define ETL_TRACE_HEADER_PEBS_INDEX_FLAG 0x8000u

@@ -111,10 +111,101 @@ static int event_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	return ETL_OK;
 }
 
+/* Writer: HeaderType 0xC012 / 0xC013 from ev->kind; the extended-item
+ * chain is written as stored (ev->ext, ev->ext_size). The EXTENDED_INFO
+ * flag must agree with ext_size > 0, and the chain must be one the decoder
+ * reads back exactly: it ends (Linkage bit 0 clear) at ext_size and holds
+ * ext_count items. */
+static uint8_t event_type(int kind)
+{
+	return kind == ETL_HDR_EVENT_HEADER32 ? 0x12 : kind == ETL_HDR_EVENT_HEADER64 ? 0x13 : 0;
+}
+
+static size_t event_encoded_size(const struct etl_event *ev, const struct etl_hdr_ctx *ctx)
+{
+	(void)ctx;
+	if (!event_type(ev->kind) || ev->ext_size > ETL_HDR_MAX_RECORD16)
+		return 0;
+	return etl__hdr_total(EVENT_HEADER_SIZE + (size_t)ev->ext_size, ev->payload_size,
+	                      ETL_HDR_MAX_RECORD16);
+}
+
+static int event_check_ext(const struct etl_event *ev, struct etl_err *err)
+{
+	int flag = (ev->header_flags & EVENT_HEADER_FLAG_EXTENDED_INFO) != 0;
+	if (flag != (ev->ext_size > 0))
+		return etl__err_set(err, ETL_E_BAD_VALUE, 0x04,
+		                    "EXTENDED_INFO flag disagrees with the extended items: header_flags=0x%04x, ext_size=%u",
+		                    (unsigned)ev->header_flags, (unsigned)ev->ext_size);
+	if (!flag) {
+		if (ev->ext_count)
+			return etl__err_set(err, ETL_E_BAD_VALUE, EVENT_HEADER_SIZE,
+			                    "Event counts extended items but has none: ext_count=%u",
+			                    (unsigned)ev->ext_count);
+		return ETL_OK;
+	}
+	if (!ev->ext)
+		return etl__err_set(err, ETL_E_MISUSE, EVENT_HEADER_SIZE,
+		                    "Event has an extended-item size but no items: ext_size=%u",
+		                    (unsigned)ev->ext_size);
+	struct etl_cur c;
+	struct etl_event chk;
+	etl_cur_init(&c, ev->ext, ev->ext_size);
+	memset(&chk, 0, sizeof chk);
+	if (etl__ext_chain_parse(&c, &chk, err) != ETL_OK) {
+		err->pos += EVENT_HEADER_SIZE;
+		return ETL_FAILED;
+	}
+	if (chk.ext_size != ev->ext_size || chk.ext_count != ev->ext_count)
+		return etl__err_set(err, ETL_E_BAD_VALUE, EVENT_HEADER_SIZE + chk.ext_size,
+		                    "Extended-item chain does not end where ext_size says or has another count: ext_size=%u, chain-ends=%u, ext_count=%u, items=%u",
+		                    (unsigned)ev->ext_size, (unsigned)chk.ext_size,
+		                    (unsigned)ev->ext_count, (unsigned)chk.ext_count);
+	return ETL_OK;
+}
+
+static int event_encode(uint8_t *out, size_t n, const struct etl_event *ev,
+                        const struct etl_hdr_ctx *ctx, struct etl_err *err)
+{
+	if (etl__hdr_encode_check("Event", n, event_encoded_size(ev, ctx), ev, err) != ETL_OK)
+		return ETL_FAILED;
+	if (event_check_ext(ev, err) != ETL_OK)
+		return ETL_FAILED;
+	etl_put16(out, (uint16_t)n);
+	out[0x02] = event_type(ev->kind);
+	out[0x03] = 0xC0;
+	etl_put16(out + 0x04, ev->header_flags);
+	etl_put16(out + 0x06, ev->event_property);
+	etl_put32(out + 0x08, ev->tid);
+	etl_put32(out + 0x0C, ev->pid);
+	etl_put64(out + 0x10, (uint64_t)ev->timestamp);
+	etl_put_guid(out + 0x18, &ev->provider);
+	etl_put16(out + 0x28, ev->id);
+	out[0x2A] = ev->version;
+	out[0x2B] = ev->channel;
+	out[0x2C] = ev->level;
+	out[0x2D] = ev->opcode;
+	etl_put16(out + 0x2E, ev->task);
+	etl_put64(out + 0x30, ev->keyword);
+	etl_put32(out + 0x38, ev->kernel_time);
+	etl_put32(out + 0x3C, ev->user_time);
+	etl_put_guid(out + 0x40, &ev->activity_id);
+	size_t at = EVENT_HEADER_SIZE;
+	if (ev->ext_size) {
+		memcpy(out + at, ev->ext, ev->ext_size);
+		at += ev->ext_size;
+	}
+	if (ev->payload_size)
+		memcpy(out + at, ev->payload, ev->payload_size);
+	return ETL_OK;
+}
+
 const struct etl_hdr_ops etl__hdr_event = {
 	.name = "event",
 	.types = { 0x12, 0x13 },
 	.min_size = EVENT_HEADER_SIZE,
 	.peek_size = event_peek_size,
 	.decode = event_decode,
+	.encoded_size = event_encoded_size,
+	.encode = event_encode,
 };

@@ -81,6 +81,73 @@ static int instance_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	return ETL_OK;
 }
 
+/* Writer: the form follows ctx like the decoder (is_old_form()). An event
+ * that says it was read in the other form (ETL_EVF_OLD_INSTANCE vs
+ * ETL_EVF_INSTANCE) is refused, since fields would be lost: the GUID form
+ * has no RegHandle / ParentRegHandle, the old form no provider GUID and no
+ * ParentGuid. */
+static uint8_t instance_type(int kind)
+{
+	return kind == ETL_HDR_INSTANCE32 ? 0x0B : kind == ETL_HDR_INSTANCE64 ? 0x15 : 0;
+}
+
+static size_t instance_encoded_size(const struct etl_event *ev, const struct etl_hdr_ctx *ctx)
+{
+	if (!instance_type(ev->kind))
+		return 0;
+	return etl__hdr_total(is_old_form(ctx) ? INSTANCE_OLD_HEADER_SIZE : INSTANCE_GUID_HEADER_SIZE,
+	                      ev->payload_size, ETL_HDR_MAX_RECORD16);
+}
+
+static int instance_encode(uint8_t *out, size_t n, const struct etl_event *ev,
+                           const struct etl_hdr_ctx *ctx, struct etl_err *err)
+{
+	size_t at;
+	if (etl__hdr_encode_check("Instance", n, instance_encoded_size(ev, ctx), ev, err) != ETL_OK)
+		return ETL_FAILED;
+	if (is_old_form(ctx)) {
+		uint16_t vw;
+		uint32_t dw2c;
+		if (ev->present & ETL_EVF_INSTANCE)
+			return etl__err_set(err, ETL_E_BAD_VALUE, 0,
+			                    "Instance event of the GUID form cannot be written in a layout 1.0 file (pre-1.1 form)");
+		if (etl__hdr_version_word(ev, &vw, err) != 0 ||
+		    etl__hdr_merge_u32(ev->user_time, ev->trace_flags, "user_time", "trace_flags",
+		                       &dw2c, err) != 0)
+			return ETL_FAILED;
+		etl_put16(out, (uint16_t)n);
+		out[0x02] = instance_type(ev->kind);
+		out[0x03] = 0xC0;
+		out[0x04] = ev->opcode;
+		out[0x05] = ev->level;
+		etl_put16(out + 0x06, vw);
+		etl_put32(out + 0x08, ev->tid);
+		etl_put32(out + 0x0C, ev->pid);
+		etl_put64(out + 0x10, (uint64_t)ev->timestamp);
+		etl_put64(out + 0x18, ev->reg_handle);
+		etl_put32(out + 0x20, ev->instance_id);
+		etl_put32(out + 0x24, ev->parent_instance_id);
+		etl_put32(out + 0x28, ev->kernel_time);
+		etl_put32(out + 0x2C, dw2c);
+		etl_put64(out + 0x30, ev->parent_reg_handle);
+		at = INSTANCE_OLD_HEADER_SIZE;
+	} else {
+		if (ev->present & ETL_EVF_OLD_INSTANCE)
+			return etl__err_set(err, ETL_E_BAD_VALUE, 0,
+			                    "Instance event of the pre-1.1 form cannot be written in a layout >= 1.1 file (GUID form): layout=%u.%u",
+			                    (unsigned)ctx->layout_major, (unsigned)ctx->layout_minor);
+		if (etl__hdr_full_common_put(out, ev, (uint16_t)n, instance_type(ev->kind), err) != ETL_OK)
+			return ETL_FAILED;
+		etl_put32(out + 0x30, ev->instance_id);
+		etl_put32(out + 0x34, ev->parent_instance_id);
+		etl_put_guid(out + 0x38, &ev->parent_guid);
+		at = INSTANCE_GUID_HEADER_SIZE;
+	}
+	if (ev->payload_size)
+		memcpy(out + at, ev->payload, ev->payload_size);
+	return ETL_OK;
+}
+
 /* min_size is the old form's; the GUID form's larger header is checked by
  * decode(), since which form applies depends on the file. */
 const struct etl_hdr_ops etl__hdr_instance = {
@@ -89,4 +156,6 @@ const struct etl_hdr_ops etl__hdr_instance = {
 	.min_size = INSTANCE_OLD_HEADER_SIZE,
 	.peek_size = instance_peek_size,
 	.decode = instance_decode,
+	.encoded_size = instance_encoded_size,
+	.encode = instance_encode,
 };

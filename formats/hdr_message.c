@@ -80,10 +80,79 @@ static int message_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	return ETL_OK;
 }
 
+/* Writer: every item OptionFlags (ev->header_flags) announces, in the
+ * order above; the component id wins over the GUID; the 8 reserved
+ * timestamp bytes of 0x0010 without 0x0008 are written as zero; Reserved
+ * is 0. ptr_size is not stored: the decoder derives it from the POINTER
+ * bits or the file's default. */
+static size_t message_items_size(uint16_t fl)
+{
+	size_t n = 0;
+	if (fl & ETL_MSG_SEQUENCE)
+		n += 4;
+	if (fl & ETL_MSG_COMPONENTID)
+		n += 4;
+	else if (fl & ETL_MSG_GUID)
+		n += 16;
+	if (fl & (ETL_MSG_TIMESTAMP | ETL_MSG_PERF_TIMESTAMP))
+		n += 8;
+	if (fl & ETL_MSG_SYSTEMINFO)
+		n += 8;
+	return n;
+}
+
+static size_t message_encoded_size(const struct etl_event *ev, const struct etl_hdr_ctx *ctx)
+{
+	(void)ctx;
+	if (ev->kind != ETL_HDR_MESSAGE)
+		return 0;
+	return etl__hdr_total(MESSAGE_HEADER_SIZE + message_items_size(ev->header_flags),
+	                      ev->payload_size, ETL_HDR_MAX_RECORD16);
+}
+
+static int message_encode(uint8_t *out, size_t n, const struct etl_event *ev,
+                          const struct etl_hdr_ctx *ctx, struct etl_err *err)
+{
+	uint16_t fl = ev->header_flags;
+	size_t at = MESSAGE_HEADER_SIZE;
+	if (etl__hdr_encode_check("Message", n, message_encoded_size(ev, ctx), ev, err) != ETL_OK)
+		return ETL_FAILED;
+	etl_put16(out, (uint16_t)n);
+	out[2] = 0;                            /* Reserved */
+	out[3] = 0x90;
+	etl_put16(out + 4, ev->id);
+	etl_put16(out + 6, fl);
+	if (fl & ETL_MSG_SEQUENCE) {
+		etl_put32(out + at, ev->sequence);
+		at += 4;
+	}
+	if (fl & ETL_MSG_COMPONENTID) {
+		etl_put32(out + at, ev->component_id);
+		at += 4;
+	} else if (fl & ETL_MSG_GUID) {
+		etl_put_guid(out + at, &ev->provider);
+		at += 16;
+	}
+	if (fl & (ETL_MSG_TIMESTAMP | ETL_MSG_PERF_TIMESTAMP)) {
+		etl_put64(out + at, (fl & ETL_MSG_TIMESTAMP) ? (uint64_t)ev->timestamp : 0);
+		at += 8;
+	}
+	if (fl & ETL_MSG_SYSTEMINFO) {
+		etl_put32(out + at, ev->tid);
+		etl_put32(out + at + 4, ev->pid);
+		at += 8;
+	}
+	if (ev->payload_size)
+		memcpy(out + at, ev->payload, ev->payload_size);
+	return ETL_OK;
+}
+
 const struct etl_hdr_ops etl__hdr_message = {
 	.name = "message",
 	.types = { 0x0F, 0 },
 	.min_size = MESSAGE_HEADER_SIZE,
 	.peek_size = message_peek_size,
 	.decode = message_decode,
+	.encoded_size = message_encoded_size,
+	.encode = message_encode,
 };

@@ -46,10 +46,50 @@ static int perfinfo_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	return ETL_OK;
 }
 
+/* Writer: type byte from ev->kind, marker flags 0xC0, PEBS/PMC items as
+ * the version word announces them. Thread/process ids are not carried. */
+static uint8_t perfinfo_type(int kind)
+{
+	return kind == ETL_HDR_PERFINFO32 ? 0x10 : kind == ETL_HDR_PERFINFO64 ? 0x11 : 0;
+}
+
+static size_t perfinfo_encoded_size(const struct etl_event *ev, const struct etl_hdr_ctx *ctx)
+{
+	(void)ctx;
+	if (!perfinfo_type(ev->kind))
+		return 0;
+	return etl__hdr_total(PERFINFO_HEADER_SIZE + etl__hdr_hw_items_size(ev->version_word),
+	                      ev->payload_size, ETL_HDR_MAX_RECORD16);
+}
+
+static int perfinfo_encode(uint8_t *out, size_t n, const struct etl_event *ev,
+                           const struct etl_hdr_ctx *ctx, struct etl_err *err)
+{
+	uint16_t vw, hook;
+	if (etl__hdr_encode_check("PerfInfo", n, perfinfo_encoded_size(ev, ctx), ev, err) != ETL_OK)
+		return ETL_FAILED;
+	if (etl__hdr_version_word(ev, &vw, err) != 0 || etl__hdr_hook_word(ev, &hook, err) != 0 ||
+	    etl__hdr_hw_items_check(ev, vw, err) != ETL_OK)
+		return ETL_FAILED;
+	etl_put16(out, vw);
+	out[2] = perfinfo_type(ev->kind);
+	out[3] = 0xC0;
+	etl_put16(out + 0x04, (uint16_t)n);
+	etl_put16(out + 0x06, hook);
+	etl_put64(out + 0x08, (uint64_t)ev->timestamp);
+	size_t at = PERFINFO_HEADER_SIZE;
+	at += etl__hdr_write_hw_items(out + at, ev, vw);
+	if (ev->payload_size)
+		memcpy(out + at, ev->payload, ev->payload_size);
+	return ETL_OK;
+}
+
 const struct etl_hdr_ops etl__hdr_perfinfo = {
 	.name = "perfinfo",
 	.types = { 0x10, 0x11 },
 	.min_size = PERFINFO_HEADER_SIZE,
 	.peek_size = perfinfo_peek_size,
 	.decode = perfinfo_decode,
+	.encoded_size = perfinfo_encoded_size,
+	.encode = perfinfo_encode,
 };

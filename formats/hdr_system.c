@@ -56,10 +56,54 @@ static int system_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	return ETL_OK;
 }
 
+/* Writer: the same layout, type byte from ev->kind, marker flags 0xC0,
+ * PEBS/PMC items as the version word announces them. */
+static uint8_t system_type(int kind)
+{
+	return kind == ETL_HDR_SYSTEM32 ? 0x01 : kind == ETL_HDR_SYSTEM64 ? 0x02 : 0;
+}
+
+static size_t system_encoded_size(const struct etl_event *ev, const struct etl_hdr_ctx *ctx)
+{
+	(void)ctx;
+	if (!system_type(ev->kind))
+		return 0;
+	return etl__hdr_total(SYSTEM_HEADER_SIZE + etl__hdr_hw_items_size(ev->version_word),
+	                      ev->payload_size, ETL_HDR_MAX_RECORD16);
+}
+
+static int system_encode(uint8_t *out, size_t n, const struct etl_event *ev,
+                         const struct etl_hdr_ctx *ctx, struct etl_err *err)
+{
+	uint16_t vw, hook;
+	if (etl__hdr_encode_check("System", n, system_encoded_size(ev, ctx), ev, err) != ETL_OK)
+		return ETL_FAILED;
+	if (etl__hdr_version_word(ev, &vw, err) != 0 || etl__hdr_hook_word(ev, &hook, err) != 0 ||
+	    etl__hdr_hw_items_check(ev, vw, err) != ETL_OK)
+		return ETL_FAILED;
+	etl_put16(out, vw);
+	out[2] = system_type(ev->kind);
+	out[3] = 0xC0;
+	etl_put16(out + 0x04, (uint16_t)n);
+	etl_put16(out + 0x06, hook);
+	etl_put32(out + 0x08, ev->tid);
+	etl_put32(out + 0x0C, ev->pid);
+	etl_put64(out + 0x10, (uint64_t)ev->timestamp);
+	etl_put32(out + 0x18, ev->kernel_time);
+	etl_put32(out + 0x1C, ev->user_time);
+	size_t at = SYSTEM_HEADER_SIZE;
+	at += etl__hdr_write_hw_items(out + at, ev, vw);
+	if (ev->payload_size)
+		memcpy(out + at, ev->payload, ev->payload_size);
+	return ETL_OK;
+}
+
 const struct etl_hdr_ops etl__hdr_system = {
 	.name = "system",
 	.types = { 0x01, 0x02 },
 	.min_size = SYSTEM_HEADER_SIZE,
 	.peek_size = system_peek_size,
 	.decode = system_decode,
+	.encoded_size = system_encoded_size,
+	.encode = system_encode,
 };

@@ -13,5 +13,6 @@
 #include "etl_event.h"
 #include "etl_reader.h"
 #include "etl_compress.h"
+#include "etl_writer.h"
 
 #endif /* ETL_H */

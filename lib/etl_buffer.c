@@ -153,6 +153,7 @@ int etl__buffer_load(struct etl_reader *r, const struct etl_buffer_info *info,
 	}
 	bv->info = *info;
 	bv->info.header = p;
+	bv->info.stored = p;
 	bv->info.available = (uint32_t)avail;
 	bv->pos = HDR;
 	bv->last_ts = 0;

@@ -155,4 +155,31 @@ static inline int etl_ckd_mul_size(size_t *r, size_t a, size_t b)
 
 #define ETL_ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 
+/* Little-endian stores, the writer-side mirror of etl_le16/32/64. */
+static inline void etl_put16(uint8_t *b, uint16_t v)
+{
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+}
+static inline void etl_put32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)(v >> 16);
+	b[3] = (uint8_t)(v >> 24);
+}
+static inline void etl_put64(uint8_t *b, uint64_t v)
+{
+	etl_put32(b, (uint32_t)v);
+	etl_put32(b + 4, (uint32_t)(v >> 32));
+}
+static inline void etl_put_guid(uint8_t *b, const struct etl_guid *g)
+{
+	etl_put32(b, g->data1);
+	etl_put16(b + 4, g->data2);
+	etl_put16(b + 6, g->data3);
+	memcpy(b + 8, g->data4, 8);
+}
+
+
 #endif /* ETL_CUR_H */

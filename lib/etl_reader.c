@@ -359,6 +359,7 @@ int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi)
 		}
 		r->walk_info.available = s->bv.info.available;
 		r->walk_info.header = s->bv.info.header;
+		r->walk_info.stored = s->bv.info.stored;
 		/* A cut uncompressed buffer (record walks report it after its
 		 * complete records, in etl_buffer.c cut_short()). */
 		if (rc == ETL_OK && !s->bv.info.compressed &&

@@ -113,6 +113,10 @@ struct etl_buffer_info {
 	                              for a truncated last buffer)              */
 	uint8_t  compressed;       /* BufferFlag & 0x40                         */
 	const uint8_t *header;     /* the 0x48 header bytes, borrowed           */
+	const uint8_t *stored;     /* the buffer as stored in the file
+	                              (`available` bytes: compressed payload,
+	                              stale padding and fill as they are), for
+	                              byte-exact copies; borrowed               */
 };
 
 /* Buffer flags and types. */

@@ -1,0 +1,14 @@
+/*
+ * hdr_instance_fuzzer.c - libFuzzer harness for the instance-header module (formats/hdr_instance.c, types 0x0B/0x15, both layouts):
+ * one record decoded on a bounded cursor as the reader core does. Input
+ * layout and checked invariants: hdr_fuzz_common.h.
+ */
+#define ETL_BUILDING_LIB 1
+#include "hdr_fuzz_common.h"
+
+static const struct etl_hdr_ops *const mods[] = { &etl__hdr_instance };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return hdr_fuzz_run(mods, sizeof mods / sizeof mods[0], data, size);
+}

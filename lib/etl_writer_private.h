@@ -1,0 +1,103 @@
+/*
+ * etl_writer_private.h - internals of the writer shared between lib/ files.
+ */
+#ifndef ETL_WRITER_PRIVATE_H
+#define ETL_WRITER_PRIVATE_H
+
+#ifndef ETL_BUILDING_LIB
+#error "etl_writer_private.h is internal to libetl"
+#endif
+
+#include "etl_private.h"
+#include "etl_writer.h"
+
+/* ---- output (etl_writer_out.c) --------------------------------------- */
+enum { ETL_OUT_NONE = 0, ETL_OUT_PATH, ETL_OUT_FD, ETL_OUT_SINK };
+
+struct etl_out {
+	int kind;
+	int fd;                    /* PATH: the temporary file; FD: caller's  */
+	char *path;                /* PATH: the target                        */
+	char *tmp;                 /* PATH: the temporary beside it           */
+	int codec;                 /* enum etl_codec, from the path's suffix  */
+	etl_sink_write_fn fn;      /* SINK                                    */
+	void *ctx;
+	uint64_t size;             /* highest offset written                  */
+};
+
+/* 0 on success, -1 with errno set. */
+int etl__out_open_path(struct etl_out *o, const char *path);
+void etl__out_open_fd(struct etl_out *o, int fd);
+void etl__out_open_sink(struct etl_out *o, etl_sink_write_fn fn, void *ctx);
+int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n);
+/* Makes the output final (PATH: compress if asked, rename over target). */
+int etl__out_commit(struct etl_out *o);
+/* Drops the output (PATH: removes the temporary, target untouched). */
+void etl__out_abandon(struct etl_out *o);
+void etl__out_release(struct etl_out *o);
+
+/* ---- writer ----------------------------------------------------------- */
+struct etl_wcpu {
+	uint8_t *buf;              /* buffer being filled (buffer_size bytes) */
+	uint32_t pos;              /* next record offset                      */
+	int64_t last_ts;           /* timestamp of its last event             */
+};
+
+struct etl_writer {
+	int opened, broken, raw, compressed;
+	struct etl_writer_options o;
+	char *logger_name, *log_file_name, *pattern;
+	struct etl_hdr_ctx ctx;
+	struct etl_out out;
+	uint32_t nproc;
+	struct etl_wcpu *cpus;
+	uint8_t *hdrbuf;           /* the header buffer                       */
+	uint32_t hdr_size;
+	uint32_t lh_offset;        /* TRACE_LOGFILE_HEADER within hdrbuf      */
+	uint32_t hdr_extra;        /* where records after the logfile header
+	                              start within hdrbuf                     */
+	uint32_t hdr_end;          /* end of the header buffer's records      */
+	int hdr_custom;            /* write_header_event replaced the default */
+	uint64_t seq;              /* last SequenceNumber given               */
+	uint64_t file_end;         /* bytes of this file so far               */
+	uint64_t data_buffers;     /* data buffers written to this file       */
+	uint64_t last_buf_off;     /* where the last buffer went              */
+	uint64_t max_bytes;        /* CIRCULAR / NEWFILE limit                */
+	uint64_t circ_slots;
+	int wrapped;
+	int file_index;            /* files started                           */
+	int64_t last_ts;
+	uint32_t events_lost, buffers_lost;
+	struct etl_writer_stats stats;
+	int errcode;
+	char errmsg[256];
+
+	/* compressed mode (etl_writer_compress.c) */
+	uint8_t *cbuf;             /* compression buffer: 2 trace buffers     */
+	size_t cbuf_cap, cfill;
+	size_t partial_len;        /* front bytes finishing a buffer already
+	                              partly in the file                      */
+	uint32_t cbuf_buffers;     /* whole compressed buffers in cbuf        */
+	uint8_t *ctmp;             /* one compressed buffer being built       */
+	void *workspace;
+	uint64_t wc_buffers_in_file;
+	uint64_t wc_last_off;      /* file offset of the last compressed buffer */
+	int wc_have_last;
+	uint64_t wc_good_off;      /* the last buffer known to have begun in
+	                              the file (what a failed write falls back to) */
+	int wc_have_good;
+	uint64_t wc_flushes;       /* flushes of one trace buffer's worth     */
+	uint32_t wc_last_flush_buffers; /* trace buffers completed by the last flush */
+};
+
+void etl__werr(struct etl_writer *w, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Compression pipeline. add_buffer takes a stamped trace buffer whose
+ * records end at pos; finish flushes the rest and marks the last buffer. */
+int etl__wc_init(struct etl_writer *w);
+int etl__wc_add_buffer(struct etl_writer *w, uint8_t *buf, uint32_t pos);
+int etl__wc_finish(struct etl_writer *w);
+void etl__wc_free(struct etl_writer *w);
+
+#endif /* ETL_WRITER_PRIVATE_H */
