@@ -190,7 +190,11 @@ int etl__buffer_load(struct etl_reader *r, const struct etl_buffer_info *info,
 	memcpy(bv->scratch, p, HDR);
 	size_t out_len = 0, err_pos = 0;
 	int err = 0;
-	int rc = etl_lz77_decompress(p + HDR, info->buffer_size - HDR, bv->scratch + HDR,
+	int (*inflate)(const uint8_t *, size_t, uint8_t *, size_t, size_t *, int *, size_t *) =
+		r->compression_format == ETL_COMPRESSION_LZNT1       ? etl_lznt1_decompress :
+		r->compression_format == ETL_COMPRESSION_XPRESS_HUFF ? etl_xpress_huff_decompress :
+		                                                       etl_lz77_decompress;
+	int rc = inflate(p + HDR, info->buffer_size - HDR, bv->scratch + HDR,
 	                             info->inflated_size, &out_len, &err, &err_pos);
 	if (rc != ETL_OK || out_len != info->inflated_size) {
 		r->stats.bad_buffers++;

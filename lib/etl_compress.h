@@ -17,6 +17,12 @@
 #include <stdint.h>
 #include "etl_errors.h"
 
+/* COMPRESSION_FORMAT_* values, as a compressed file's header buffer names
+ * them in its State field. */
+#define ETL_COMPRESSION_LZNT1       2
+#define ETL_COMPRESSION_XPRESS      3   /* MS-XCA Plain LZ77 */
+#define ETL_COMPRESSION_XPRESS_HUFF 4   /* MS-XCA LZ77+Huffman */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

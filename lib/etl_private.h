@@ -132,6 +132,9 @@ struct etl_reader {
 	struct etl_clock clock;
 	struct etl_hdr_ctx ctx;
 	struct etl_reader_stats stats;
+	/* Decoder of compressed buffers: COMPRESSION_FORMAT_* named by the
+	 * header buffer's State in compressed-mode files (spec §4.2). */
+	unsigned compression_format;
 
 	/* error of the last call */
 	int errcode;

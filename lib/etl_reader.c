@@ -113,6 +113,7 @@ static int read_logfile(struct etl_reader *r)
 		etl__seterr(r, ETL_E_BAD_SIZE, 0, "The first buffer header is unusable, so there is no logfile header: offset=0x0");
 		return ETL_WARN;
 	}
+	uint32_t header_state = bi.state;
 	memset(&bv, 0, sizeof bv);
 	rc = etl__buffer_load(r, &bi, &bv);
 	r->pend_count = 0;        /* the walk will find and report it again */
@@ -146,6 +147,14 @@ static int read_logfile(struct etl_reader *r)
 	r->ctx.layout_minor = r->lf.version[3];
 	if (r->lf.pointer_size == 4 || r->lf.pointer_size == 8)
 		r->ctx.default_ptr_size = (uint8_t)r->lf.pointer_size;
+	/* SPEC: §4.2 - in compressed-mode files the header buffer's State
+	 * names the COMPRESSION_FORMAT (2 LZNT1, 3 XPRESS, 4 XPRESS_HUFF); 0
+	 * and other values mean the XPRESS (Plain LZ77) every sample uses. */
+	if (r->lf.log_file_mode & 0x04000000u) {
+		unsigned fmt = header_state & 0xFFFFu;
+		r->compression_format = (fmt == ETL_COMPRESSION_LZNT1 || fmt == ETL_COMPRESSION_XPRESS_HUFF)
+		                      ? fmt : ETL_COMPRESSION_XPRESS;
+	}
 	etl__clock_init(&r->clock, &r->lf);
 	return ETL_OK;
 }
