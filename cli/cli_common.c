@@ -60,20 +60,11 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int cli_parse_time(const char *s, struct cli_time *t)
+int cli_parse_seconds(const char *s, const char **end, int64_t *ticks)
 {
-	const char *p = s;
-	int neg = 0;
-	if (!s || !*s)
-		return -1;
-	if (*p == '+' || *p == '-') {
-		neg = *p == '-';
-		p++;
-	}
-	/* A plain number: seconds from the trace start. A date has a '-' after
-	 * its four-digit year, which stops this scan. */
 	int64_t secs = 0, frac = 0;
 	int nd = 0, nf = 0;
+	const char *p = s;
 	while (*p >= '0' && *p <= '9') {
 		if (secs > 100000000000LL)      /* > 3000 years: nonsense */
 			return -1;
@@ -94,11 +85,42 @@ int cli_parse_time(const char *s, struct cli_time *t)
 		for (int i = nf; i < 7; i++)
 			frac *= 10;
 	}
-	if (*p == 0 && nd > 0) {
+	*end = p;
+	if (nd == 0)
+		return -1;
+	*ticks = secs * TICKS_PER_SEC + frac;
+	return 0;
+}
+
+const char *cli_display_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "(standard input)" : path;
+}
+
+void cli_usage_error(const char *prog, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+}
+
+int cli_parse_time(const char *s, struct cli_time *t)
+{
+	const char *p = s;
+	int neg = 0;
+	if (!s || !*s)
+		return -1;
+	if (*p == '+' || *p == '-') {
+		neg = *p == '-';
+		p++;
+	}
+	/* A plain number: seconds from the trace start. A date has a '-' after
+	 * its four-digit year, which stops the number scan. */
+	int64_t ticks;
+	const char *end;
+	if (cli_parse_seconds(p, &end, &ticks) == 0 && *end == 0) {
 		t->relative = 1;
-		t->value = secs * TICKS_PER_SEC + frac;
-		if (neg)
-			t->value = -t->value;
+		t->value = neg ? -ticks : ticks;
 		return 0;
 	}
 	int64_t ft;

@@ -130,6 +130,19 @@ int cli_filter_match(struct cli_filter *f, const struct etl_event *ev);
  *  @return : 0, or -1 on bad syntax or overflow. */
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
+/*! cli_parse_seconds() : "SECONDS[.fraction]" (up to 7 fractional digits)
+ *  at s, as 100 ns units in *ticks; *end is where the number stops.
+ *  @return : 0, or -1 when there is no number or it is absurdly large. */
+int cli_parse_seconds(const char *s, const char **end, int64_t *ticks);
+
+/*! cli_display_name() : how messages name an input: the path, or
+ *  "(standard input)" for "-". */
+const char *cli_display_name(const char *path);
+
+/*! cli_usage_error() : prints "PROG: <fmt with arg>" and the --help hint
+ *  on stderr. */
+void cli_usage_error(const char *prog, const char *fmt, const char *arg);
+
 /*! cli_parse_time() : "YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z]" (UTC), or a
  *  number of seconds relative to the trace start ("90", "1.5", "-0.25").
  *  @return : 0, or -1 on bad syntax. */

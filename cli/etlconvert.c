@@ -79,18 +79,6 @@ struct options {
 
 /* ---- messages --------------------------------------------------------- */
 
-static const char *display_name(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "(standard input)" : path;
-}
-
-static void usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
-}
-
 static void usage(void)
 {
 	printf("Usage: " PROG " [-f etl] [OPTION]... FILE... -o OUTPUT\n"
@@ -173,32 +161,9 @@ static int parse_size(const char *s, uint64_t *out)
 /* Seconds with up to 7 fractional digits, > 0, as 100 ns units. */
 static int parse_seconds(const char *s, int64_t *out)
 {
-	int64_t secs = 0, frac = 0;
-	int nd = 0, nf = 0;
-	const char *p = s;
-	while (*p >= '0' && *p <= '9') {
-		if (secs > 100000000000LL)
-			return -1;
-		secs = secs * 10 + (*p - '0');
-		p++;
-		nd++;
-	}
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9') {
-			if (nf < 7) {
-				frac = frac * 10 + (*p - '0');
-				nf++;
-			}
-			p++;
-			nd++;
-		}
-		for (int i = nf; i < 7; i++)
-			frac *= 10;
-	}
-	if (*p || nd == 0)
+	const char *end;
+	if (cli_parse_seconds(s, &end, out) != 0 || *end)
 		return -1;
-	*out = secs * TICKS_PER_SEC + frac;
 	return *out > 0 ? 0 : -1;
 }
 
@@ -584,7 +549,7 @@ struct output {
 
 static void writer_error(struct output *out)
 {
-	fprintf(stderr, PROG ": %s: ", display_name(out->cur ? out->cur : out->o->output));
+	fprintf(stderr, PROG ": %s: ", cli_display_name(out->cur ? out->cur : out->o->output));
 	cli_text_safe(stderr, out->w ? etl_writer_errmsg(out->w) : "out of memory");
 	fputc('\n', stderr);
 }
@@ -623,7 +588,7 @@ static int write_header_records(struct output *out)
 			return -1;
 		if (st != ETL_OK && out->index == 0) {
 			fprintf(stderr, PROG ": %s: header record at offset 0x%llx not copied: ",
-			        display_name(out->cur), (unsigned long long)ev.file_offset);
+			        cli_display_name(out->cur), (unsigned long long)ev.file_offset);
 			cli_text_safe(stderr, etl_writer_errmsg(out->w));
 			fputc('\n', stderr);
 			out->rc = worse(out->rc, EXIT_DAMAGE);
@@ -821,7 +786,7 @@ static int convert_etl(struct options *o, char **paths, int n)
 	for (int i = 0; i < n; i++) {
 		struct input *in = &ins[i];
 		in->path = paths[i];
-		in->name = display_name(paths[i]);
+		in->name = cli_display_name(paths[i]);
 		if (strcmp(paths[i], "-") == 0) {
 			if (stdin_used++) {
 				fprintf(stderr, PROG ": standard input can be read only once\n");
@@ -1035,7 +1000,7 @@ static int convert_raw(struct options *o, const char *path)
 	int rc = EXIT_CLEAN, st;
 	memset(&in, 0, sizeof in);
 	in.path = path;
-	in.name = display_name(path);
+	in.name = cli_display_name(path);
 	in.fd = -1;
 	st = open_reader(&in, &r, ETL_ORDER_FILE);
 	if (st == ETL_FATAL) {
@@ -1101,7 +1066,7 @@ static int convert_raw(struct options *o, const char *path)
 	if (!failed && rc != EXIT_IO && etl_writer_close(w) != ETL_OK)
 		failed = 1;
 	if (failed) {
-		fprintf(stderr, PROG ": %s: ", display_name(o->output));
+		fprintf(stderr, PROG ": %s: ", cli_display_name(o->output));
 		cli_text_safe(stderr, etl_writer_errmsg(w));
 		fputc('\n', stderr);
 		rc = EXIT_IO;
@@ -1153,7 +1118,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":f:o:qhV", long_opts, NULL)) != -1) {
 		if (cli_filter_is_option(c)) {
 			if (cli_filter_option(&o.filter, c, optarg, err, sizeof err) != 0) {
-				usage_error("%s", err);
+				cli_usage_error(PROG, "%s", err);
 				goto usage_fail;
 			}
 			continue;
@@ -1165,7 +1130,7 @@ int main(int argc, char **argv)
 				if (strcmp(optarg, formats[i]) == 0)
 					break;
 			if (i == sizeof formats / sizeof formats[0]) {
-				usage_error("unknown format '%s' (etl, xml, json, jsonl, csv or text)", optarg);
+				cli_usage_error(PROG, "unknown format '%s' (etl, xml, json, jsonl, csv or text)", optarg);
 				goto usage_fail;
 			}
 			o.format = formats[i];
@@ -1177,14 +1142,14 @@ int main(int argc, char **argv)
 		case OPT_RAW: o.raw = 1; break;
 		case OPT_SPLIT_SIZE:
 			if (parse_size(optarg, &o.split_size) != 0) {
-				usage_error("invalid --split-size '%s': expected a positive number of bytes "
+				cli_usage_error(PROG, "invalid --split-size '%s': expected a positive number of bytes "
 				            "with an optional K, M or G suffix", optarg);
 				goto usage_fail;
 			}
 			break;
 		case OPT_SPLIT_TIME:
 			if (parse_seconds(optarg, &o.split_time) != 0) {
-				usage_error("invalid --split-time '%s': expected a positive number of seconds",
+				cli_usage_error(PROG, "invalid --split-time '%s': expected a positive number of seconds",
 				            optarg);
 				goto usage_fail;
 			}
@@ -1199,14 +1164,14 @@ int main(int argc, char **argv)
 			cli_filter_free(&o.filter);
 			return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_IO;
 		case ':':
-			usage_error("option '%s' needs an argument", argv[optind - 1]);
+			cli_usage_error(PROG, "option '%s' needs an argument", argv[optind - 1]);
 			goto usage_fail;
 		default:
 			if (optopt && optopt < 0x100) {
 				char opt[3] = { '-', (char)optopt, 0 };
-				usage_error("unknown option '%s'", opt);
+				cli_usage_error(PROG, "unknown option '%s'", opt);
 			} else {
-				usage_error("unknown option '%s'", argv[optind - 1]);
+				cli_usage_error(PROG, "unknown option '%s'", argv[optind - 1]);
 			}
 			goto usage_fail;
 		}
@@ -1231,7 +1196,7 @@ int main(int argc, char **argv)
 	else if (o.raw && o.compress >= 0)
 		conflict = "--raw cannot be combined with --compress or --no-compress";
 	if (conflict) {
-		usage_error(conflict, strcmp(o.format, "etl") != 0 ? o.format : o.output ? o.output : "");
+		cli_usage_error(PROG, conflict, strcmp(o.format, "etl") != 0 ? o.format : o.output ? o.output : "");
 		goto usage_fail;
 	}
 	o.progress_ok = !o.quiet && isatty(STDERR_FILENO);

@@ -151,18 +151,6 @@ static const char *time_str(int64_t ft, char out[ETL_TIME_STRLEN])
 
 /* ---- messages --------------------------------------------------------- */
 
-static const char *display_name(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "(standard input)" : path;
-}
-
-static void usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
-}
-
 static void usage(void)
 {
 	printf("Usage: " PROG " [OPTION]... [FILE]...\n"
@@ -1135,7 +1123,7 @@ static void print_header_records(const char *path)
 
 static int process_file(const char *path, struct options *o, int nfiles, int index)
 {
-	const char *name = display_name(path);
+	const char *name = cli_display_name(path);
 	struct summary s;
 	int rc = EXIT_CLEAN;
 	etl_reader *r = etl_reader_new();
@@ -1211,7 +1199,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":HbsjxcFqhV", long_opts, NULL)) != -1) {
 		if (cli_filter_is_option(c)) {
 			if (cli_filter_option(&o.filter, c, optarg, err, sizeof err) != 0) {
-				usage_error("%s", err);
+				cli_usage_error(PROG, "%s", err);
 				cli_filter_free(&o.filter);
 				return EXIT_USAGE;
 			}
@@ -1235,15 +1223,15 @@ int main(int argc, char **argv)
 			cli_filter_free(&o.filter);
 			return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_IO;
 		case ':':
-			usage_error("option '%s' needs an argument", argv[optind - 1]);
+			cli_usage_error(PROG, "option '%s' needs an argument", argv[optind - 1]);
 			cli_filter_free(&o.filter);
 			return EXIT_USAGE;
 		default:
 			if (optopt && optopt < 0x100) {
 				char opt[3] = { '-', (char)optopt, 0 };
-				usage_error("unknown option '%s'", opt);
+				cli_usage_error(PROG, "unknown option '%s'", opt);
 			} else {
-				usage_error("unknown option '%s'", argv[optind - 1]);
+				cli_usage_error(PROG, "unknown option '%s'", argv[optind - 1]);
 			}
 			cli_filter_free(&o.filter);
 			return EXIT_USAGE;
@@ -1262,7 +1250,7 @@ int main(int argc, char **argv)
 	else if (o.json && o.header)
 		conflict = "--json cannot be combined with --header (the JSON object has a \"logfile\" member)";
 	if (conflict) {
-		usage_error("%s", conflict);
+		cli_usage_error(PROG, "%s", conflict);
 		cli_filter_free(&o.filter);
 		return EXIT_USAGE;
 	}
@@ -1271,7 +1259,7 @@ int main(int argc, char **argv)
 
 	int nfiles = argc - optind;
 	if (nfiles == 0 && isatty(STDIN_FILENO)) {
-		usage_error("%s", "no input file (give '-' to read a terminal)");
+		cli_usage_error(PROG, "%s", "no input file (give '-' to read a terminal)");
 		cli_filter_free(&o.filter);
 		return EXIT_USAGE;
 	}
