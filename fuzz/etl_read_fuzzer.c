@@ -3,9 +3,11 @@
  *
  * The input is an .etl file (or a gzip / LZ4-frame compressed one). Three
  * passes, each with its own reader over the same bytes:
- *   1. etl_reader_next_buffer() to ETL_END: checks every buffer description
- *      and adds up the bytes the records can occupy once inflated;
- *   2. etl_reader_next() to ETL_END in ETL_ORDER_TIME;
+ *   1. etl_reader_next_buffer() to ETL_END on a file-order reader (so a
+ *      compressed input is streamed): checks every buffer description and
+ *      adds up the bytes the records can occupy once inflated;
+ *   2. etl_reader_next() to ETL_END in ETL_ORDER_TIME (a compressed input
+ *      is spooled; the reader is opened first, for the input size);
  *   3. etl_reader_next() to ETL_END in ETL_ORDER_FILE.
  * Every field of every event is read (summed into a volatile sink, every
  * payload byte included), every extended item is walked and decoded.
@@ -127,6 +129,8 @@ static void touch_buffer(const struct etl_buffer_info *bi, int valid)
 	s += bi->flags + bi->type + bi->data_end + bi->inflated_size + bi->available;
 	if (bi->header && bi->available >= ETL_BUFFER_HEADER_SIZE)
 		s += sum_bytes(bi->header, ETL_BUFFER_HEADER_SIZE);
+	if (bi->stored)
+		s += sum_bytes(bi->stored, bi->available);
 	sink += s;
 }
 
@@ -227,6 +231,13 @@ static void touch_ext(const struct etl_event *ev)
 	FUZZ_ASSERT(bytes == ev->ext_size);
 }
 
+/* An EventTrace payload decoder returns ETL_OK or ETL_FAILED only. */
+static int eventtrace_rc(int rc)
+{
+	FUZZ_ASSERT(rc == ETL_OK || rc == ETL_FAILED);
+	return rc;
+}
+
 /* Checks and reads one event; in_input is the input when the reader works
  * on it in place (not gzip / LZ4), else NULL. */
 static void touch_event(const etl_reader *r, const struct etl_event *ev,
@@ -307,44 +318,74 @@ static void touch_event(const etl_reader *r, const struct etl_event *ev,
 		const char *gn = etl_kernel_group_provider(ev->hook_id >> 8, &g);
 		if (gn)
 			s += strlen(gn) + sum_guid(&g);
+		if ((ev->hook_id >> 8) == 0) {
+			gn = etl_eventtrace_name(ev->opcode);
+			if (gn)
+				s += strlen(gn);
+		}
+	}
+	/* EventTrace payloads: ETL_FAILED for any other record. */
+	struct etl_header_extension hx;
+	struct etl_partition_info pi;
+	if (eventtrace_rc(etl_eventtrace_extension(ev, &hx)) == ETL_OK) {
+		FUZZ_ASSERT(ev->hook_id == 0x05 || ev->hook_id == 0x20);
+		s += sum_bytes(&hx, sizeof hx);
+	}
+	if (eventtrace_rc(etl_eventtrace_partition(ev, &pi)) == ETL_OK) {
+		FUZZ_ASSERT(ev->hook_id == 0x50);
+		s += pi.version + pi.reserved + pi.partition_type + (uint64_t)pi.qpc_offset;
+		if (pi.has_ids)
+			s += sum_guid(&pi.partition_id) + sum_guid(&pi.parent_id);
 	}
 	sink += s;
 }
 
-/* Pass 1: the buffer walk. Returns the bytes records can occupy after
- * inflation, or -1 if the input did not open. */
-static int64_t pass_buffers(const uint8_t *data, size_t size, uint64_t *walk_size)
+/* Opens a reader on the input in the given order; NULL if it did not
+ * open (ETL_FATAL, which must come with a message). */
+static etl_reader *open_reader(const uint8_t *data, size_t size, int order)
 {
 	etl_reader *r = etl_reader_new();
-	const struct etl_buffer_info *bi;
-	struct etl_reader_stats st;
-	uint64_t inflated = 0, calls = 0, last_off = 0;
-	int seen = 0, rc;
+	int rc;
 
 	if (!r)
-		return -1;
-	/* Time order spools a gzip / LZ4 stream, so input_size is known. */
+		return NULL;
+	FUZZ_ASSERT(etl_reader_set_order(r, order) == ETL_OK);
 	rc = etl_reader_open_memory(r, data, size);
 	if (rc == ETL_FATAL) {
 		check_errmsg(r);
 		etl_reader_free(r);
-		return -1;
+		return NULL;
 	}
 	FUZZ_ASSERT(rc == ETL_OK || rc == ETL_WARN);
 	if (rc == ETL_WARN)
 		check_errmsg(r);
+	FUZZ_ASSERT(etl_reader_set_order(r, order) == ETL_FAILED);
+	FUZZ_ASSERT(etl_reader_open_memory(r, data, size) == ETL_FAILED);
 	touch_logfile(r);
-	etl_reader_stats(r, &st);
-	*walk_size = st.input_size > size ? st.input_size : size;
+	return r;
+}
 
-	/* A buffer header takes 0x48 bytes and the walk only moves forward. */
-	const uint64_t bound = *walk_size / 0x24 + 64;
+/* The buffer walk, on a file-order reader (a gzip / LZ4 input is then
+ * streamed, not spooled). walk_size is the size of the (decompressed)
+ * input. Returns the bytes records can occupy once compressed buffers are
+ * inflated. */
+static uint64_t pass_buffers(etl_reader *r, uint64_t walk_size)
+{
+	const struct etl_buffer_info *bi;
+	uint64_t inflated = 0, calls = 0, last_off = 0;
+	int seen = 0, rc;
+
+	/* A buffer header takes 0x48 bytes, the walk only moves forward and
+	 * reports each buffer at most once. */
+	const uint64_t bound = walk_size / 0x24 + 64;
 	for (;;) {
 		calls++;
 		FUZZ_ASSERT(calls <= bound);
 		rc = etl_reader_next_buffer(r, &bi);
-		if (rc == ETL_END)
+		if (rc == ETL_END) {
+			FUZZ_ASSERT(bi == NULL);
 			break;
+		}
 		FUZZ_ASSERT(rc == ETL_OK || rc == ETL_FAILED);
 		if (rc == ETL_FAILED)
 			check_errmsg(r);
@@ -354,39 +395,24 @@ static int64_t pass_buffers(const uint8_t *data, size_t size, uint64_t *walk_siz
 			continue;
 		touch_buffer(bi, rc == ETL_OK);
 		FUZZ_ASSERT(!seen || bi->file_offset > last_off);
+		FUZZ_ASSERT(bi->file_offset < walk_size);
 		seen = 1;
 		last_off = bi->file_offset;
 		if (bi->compressed)
 			inflated += bi->inflated_size;
 	}
 	FUZZ_ASSERT(etl_reader_next_buffer(r, &bi) == ETL_END);
-	etl_reader_free(r);
-	return (int64_t)inflated;
+	return inflated;
 }
 
-/* Passes 2 and 3: every event in one order. Returns the number of records
- * returned, or -1 if the input did not open. */
-static int64_t pass_events(const uint8_t *data, size_t size, int order, uint64_t bound)
+/* Every event in the reader's order. Returns the number of records. */
+static uint64_t pass_events(etl_reader *r, const uint8_t *data, size_t size, uint64_t bound)
 {
-	etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
 	struct etl_reader_stats st;
 	const uint8_t *in_input = is_wrapped(data, size) ? NULL : data;
 	uint64_t calls = 0, records = 0, failures = 0;
 	int rc;
-
-	if (!r)
-		return -1;
-	FUZZ_ASSERT(etl_reader_set_order(r, order) == ETL_OK);
-	rc = etl_reader_open_memory(r, data, size);
-	if (rc == ETL_FATAL) {
-		check_errmsg(r);
-		etl_reader_free(r);
-		return -1;
-	}
-	FUZZ_ASSERT(rc == ETL_OK || rc == ETL_WARN);
-	FUZZ_ASSERT(etl_reader_set_order(r, order) == ETL_FAILED);
-	touch_logfile(r);
 
 	for (;;) {
 		calls++;
@@ -417,26 +443,41 @@ static int64_t pass_events(const uint8_t *data, size_t size, int order, uint64_t
 	FUZZ_ASSERT(st.compressed_buffers <= st.buffers);
 	sink += st.buffers + st.compressed_buffers + st.bad_buffers + st.errors + st.bytes_in +
 	        st.input_size + failures;
-	etl_reader_free(r);
-	return (int64_t)records;
+	return records;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint64_t walk_size = 0;
-	int64_t inflated, n_time, n_file;
+	struct etl_reader_stats st;
+	etl_reader *rt, *rb, *rf;
+	uint64_t walk_size, inflated, n_time, n_file;
 
 	if (size > FUZZ_MAX_INPUT)
 		return 0;
-	inflated = pass_buffers(data, size, &walk_size);
-	if (inflated < 0)
+	/* Time order spools a gzip / LZ4 input, so its decompressed size is
+	 * known from the start. */
+	rt = open_reader(data, size, ETL_ORDER_TIME);
+	if (!rt)
 		return 0;
-	/* A record takes at least 8 bytes, a buffer at least 0x48 and yields
-	 * at most a few ETL_FAILED; /4 leaves room for both. */
-	uint64_t bound = (walk_size + (uint64_t)inflated) / 4 + 64;
-	n_time = pass_events(data, size, ETL_ORDER_TIME, bound);
-	n_file = pass_events(data, size, ETL_ORDER_FILE, bound);
-	FUZZ_ASSERT(n_time >= 0 && n_file >= 0);
+	etl_reader_stats(rt, &st);
+	walk_size = st.input_size > size ? st.input_size : size;
+
+	/* Pass 1: the buffer walk. */
+	rb = open_reader(data, size, ETL_ORDER_FILE);
+	FUZZ_ASSERT(rb != NULL);
+	inflated = pass_buffers(rb, walk_size);
+	etl_reader_free(rb);
+
+	/* Passes 2 and 3: events in time order, then in file order. A record
+	 * takes at least 8 bytes, a buffer at least 0x48 and yields at most a
+	 * few ETL_FAILED; /4 leaves room for both. */
+	uint64_t bound = (walk_size + inflated) / 4 + 64;
+	n_time = pass_events(rt, data, size, bound);
+	etl_reader_free(rt);
+	rf = open_reader(data, size, ETL_ORDER_FILE);
+	FUZZ_ASSERT(rf != NULL);
+	n_file = pass_events(rf, data, size, bound);
+	etl_reader_free(rf);
 	FUZZ_ASSERT(n_time == n_file);
 	return 0;
 }

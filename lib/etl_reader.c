@@ -329,6 +329,10 @@ int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi)
 	}
 	r->errcode = ETL_E_NONE;
 	r->errmsg[0] = 0;
+	/* The buffer described by the previous call was reported then: an
+	 * error left pending at its offset (a damaged gzip / LZ4 wrapper
+	 * found where the walk stopped) must not describe it a second time. */
+	memset(&r->walk_info, 0, sizeof r->walk_info);
 	for (;;) {
 		if (etl__pop_pending(r)) {
 			/* A buffer whose header was readable is still described. */

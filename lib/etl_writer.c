@@ -152,6 +152,13 @@ static int check_options(struct etl_writer *w, const struct etl_writer_options *
 /* Copies the options and the strings they point to. */
 static int take_options(struct etl_writer *w, const struct etl_writer_options *o, const char *path)
 {
+	/* Opened again after an open that failed: drop what that one took. */
+	free(w->logger_name);
+	free(w->log_file_name);
+	free(w->pattern);
+	for (uint32_t i = 0; w->cpus && i < w->nproc; i++)
+		free(w->cpus[i].buf);
+	free(w->cpus);
 	w->o = *o;
 	w->logger_name = strdup(o->logger_name ? o->logger_name : "libetl");
 	w->log_file_name = strdup(o->log_file_name ? o->log_file_name : path ? path : "");
@@ -174,8 +181,11 @@ static int take_options(struct etl_writer *w, const struct etl_writer_options *o
 	w->ctx.layout_minor = w->o.version[3];
 	w->ctx.default_ptr_size = o->pointer_size;
 	w->compressed = (o->log_file_mode & ETL_MODE_COMPRESSED) != 0;
+	/* SPEC: §2.4 - EVENT_TRACE_USE_KBYTES_FOR_SIZE (0x2000) counts the
+	 * maximum file size in KB instead of MB. */
 	if (o->log_file_mode & (ETL_MODE_CIRCULAR | ETL_MODE_NEWFILE))
-		w->max_bytes = (uint64_t)o->maximum_file_size_mb * 1024 * 1024;
+		w->max_bytes = (uint64_t)o->maximum_file_size_mb * 1024 *
+		               ((o->log_file_mode & 0x2000u) ? 1 : 1024);
 	w->last_ts = o->start_timestamp;
 	return ETL_OK;
 }
@@ -464,18 +474,22 @@ static int flush_cpu(struct etl_writer *w, uint32_t cpu)
 	etl_put16(b + 0x34, ETL_BUF_FLAG_PROC_INDEX);
 	etl_put16(b + 0x36, 0);
 	/* NEWFILE: rotate before a buffer would pass the size limit. */
+	int rot = ETL_OK;
 	if (w->max_bytes && (w->o.log_file_mode & ETL_MODE_NEWFILE) && !w->compressed &&
 	    w->data_buffers > 0 && w->file_end + bs > w->max_bytes) {
-		int rc = finish_file(w, 0);
-		if (rc != ETL_OK)
-			return rc;
-		rc = start_file(w);
+		/* ETL_FAILED (fd / sink: the flush marker could not be set) still
+		 * finished the file: go on, or this buffer would stay full and the
+		 * caller's next record would be encoded past its end. */
+		rot = finish_file(w, 0);
+		if (rot == ETL_FATAL)
+			return rot;
+		int rc = start_file(w);
 		if (rc != ETL_OK)
 			return rc;
 	}
 	int rc = w->compressed ? etl__wc_add_buffer(w, b, c->pos) : place_buffer(w, b);
 	c->pos = HDR;
-	return rc;
+	return rc != ETL_OK ? rc : rot;
 }
 
 int etl_writer_write_event(etl_writer *w, const struct etl_event *ev)
@@ -730,6 +744,10 @@ static int finish_file(struct etl_writer *w, int last)
 
 static int open_common(struct etl_writer *w, const struct etl_writer_options *o, const char *path)
 {
+	if (w->closed) {
+		etl__werr(w, ETL_E_MISUSE, "A writer produces one output; use a new writer after close");
+		return ETL_FAILED;
+	}
 	int rc = check_options(w, o);
 	if (rc != ETL_OK)
 		return rc;
@@ -812,6 +830,7 @@ int etl_writer_close(etl_writer *w)
 		etl__out_abandon(&w->out);
 	}
 	w->opened = 0;
+	w->closed = 1;
 	return rc == ETL_FATAL ? ETL_FATAL : rc;
 }
 

@@ -70,7 +70,9 @@ struct etl_writer_options {
 	const char *logger_name;       /* UTF-8; default "libetl"              */
 	const char *log_file_name;     /* UTF-8; default: the output path      */
 	uint32_t log_file_mode;        /* ETL_MODE_* and any other bits, kept  */
-	uint32_t maximum_file_size_mb; /* CIRCULAR / NEWFILE limit, MB          */
+	uint32_t maximum_file_size_mb; /* CIRCULAR / NEWFILE limit, MB (KB when
+	                                  log_file_mode has USE_KBYTES_FOR_SIZE,
+	                                  0x2000, as in Windows)                 */
 	const char *newfile_pattern;   /* NEWFILE: printf pattern with one %d,
 	                                  e.g. "trace_%03d.etl"                  */
 	uint8_t  version[4];           /* Windows major, minor; the layout
@@ -158,9 +160,12 @@ void etl_writer_add_lost(etl_writer *w, uint32_t events, uint32_t buffers);
 
 /*! etl_writer_close() : flushes every buffer (the last written gets the
  *  flush-marker flag), finalises the header, and for a path renames the
- *  temporary file over the target.
- *  @return : ETL_OK, or ETL_FATAL with the output abandoned as described
- *  for etl_writer_free(). */
+ *  temporary file over the target. A writer produces one output: free it
+ *  after close (it cannot be opened again).
+ *  @return : ETL_OK; ETL_FAILED for fd and sink outputs when a write
+ *  failed but the file was still finalised (the losses are counted in
+ *  BuffersLost); ETL_FATAL with the output abandoned as described for
+ *  etl_writer_free(). */
 int etl_writer_close(etl_writer *w);
 
 /* Figures of a writer. */

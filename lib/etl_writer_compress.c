@@ -32,6 +32,7 @@
 
 int etl__wc_init(struct etl_writer *w)
 {
+	etl__wc_free(w);   /* an earlier, failed open may have made them */
 	size_t bs = w->o.buffer_size;
 	size_t one = HDR + etl_lz77_compress_bound(bs - HDR);
 	w->cbuf_cap = 2 * bs + one;   /* 2 trace buffers, plus one overflowing add */

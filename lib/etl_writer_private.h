@@ -45,6 +45,7 @@ struct etl_wcpu {
 
 struct etl_writer {
 	int opened, broken, raw, compressed;
+	int closed;                /* close ran: the writer is spent          */
 	struct etl_writer_options o;
 	char *logger_name, *log_file_name, *pattern;
 	struct etl_hdr_ctx ctx;

@@ -491,7 +491,7 @@ END_TEST
 
 START_TEST(test_lz77c_spec_examples)
 {
-	/* [MS-XCA] 3.1: the two Plain LZ77 examples, byte for byte. */
+	/* The two Plain LZ77 examples of [MS-XCA] section 3, byte for byte. */
 	static const uint8_t abc_want[] = { 0xff, 0xff, 0xff, 0x1f, 0x61, 0x62,
 	                                    0x63, 0x17, 0x00, 0x0f, 0xff, 0x26,
 	                                    0x01 };
