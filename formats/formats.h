@@ -110,6 +110,23 @@ void etl__hdr_set_hook(struct etl_event *ev, uint16_t hook_id);
 int etl__ext_chain_parse(struct etl_cur *rec, struct etl_event *ev,
                          struct etl_err *err);
 
+/* System-style headers (SYSTEM, COMPACT, PERFINFO) share one layout
+ * but for the optional fields (sysstyle.c). */
+struct etl_sys_layout {
+	const char *what;           /* "System", ... for messages             */
+	uint8_t type32, type64;     /* header-type bytes                      */
+	int kind32, kind64;         /* enum etl_hdr_kind                      */
+	uint32_t header_size;       /* fixed part                             */
+	unsigned has_ids : 1;       /* ThreadId, ProcessId after the HookId   */
+	unsigned has_cpu_times : 1; /* KernelTime, UserTime after SystemTime  */
+};
+int etl__sys_peek_size(const uint8_t *first, uint32_t *rec_size);
+int etl__sys_decode(const struct etl_sys_layout *l, struct etl_cur *rec, struct etl_event *ev,
+                    struct etl_err *err);
+size_t etl__sys_encoded_size(const struct etl_sys_layout *l, const struct etl_event *ev);
+int etl__sys_encode(const struct etl_sys_layout *l, uint8_t *out, size_t n,
+                    const struct etl_event *ev, struct etl_err *err);
+
 /* Fields 0x00-0x2F shared by EVENT_TRACE_HEADER and the GUID form of the
  * instance header (hdr_full.c). */
 void etl__hdr_full_common(struct etl_cur *rec, struct etl_event *ev);

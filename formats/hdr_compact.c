@@ -8,90 +8,45 @@
  *   0x04 u16 Size      0x06 u16 HookId      0x08 u32 ThreadId
  *   0x0C u32 ProcessId 0x10 i64 SystemTime
  *   0x18 [u64 PebsIndex] [u64 Counter[n]] payload
+ * The code is shared with the other system-style headers (sysstyle.c).
  */
 #define ETL_BUILDING_LIB 1
 #include "formats.h"
 
-#define COMPACT_HEADER_SIZE 0x18u
-
-static int compact_peek_size(const uint8_t *first, uint32_t *rec_size)
-{
-	*rec_size = etl_le16(first + 4);
-	return 0;
-}
+static const struct etl_sys_layout layout = {
+	.what = "Compact",
+	.type32 = 0x03, .type64 = 0x04,
+	.kind32 = ETL_HDR_COMPACT32, .kind64 = ETL_HDR_COMPACT64,
+	.header_size = 0x18,
+	.has_ids = 1,
+	.has_cpu_times = 0,
+};
 
 static int compact_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
-                          struct etl_event *ev, struct etl_err *err)
+                   struct etl_event *ev, struct etl_err *err)
 {
 	(void)ctx;
-	ev->version_word = etl_cur_u16(rec);
-	ev->header_type = etl_cur_u8(rec);
-	ev->kind = ev->header_type == 0x03 ? ETL_HDR_COMPACT32 : ETL_HDR_COMPACT64;
-	ev->ptr_size = ev->header_type == 0x03 ? 4 : 8;
-	(void)etl_cur_u8(rec);
-	ev->size = etl_cur_u16(rec);
-	etl__hdr_set_hook(ev, etl_cur_u16(rec));
-	ev->tid = etl_cur_u32(rec);
-	ev->pid = etl_cur_u32(rec);
-	ev->timestamp = etl_cur_i64(rec);
-	ev->version = (uint8_t)(ev->version_word & 0xFF);
-	ev->present |= ETL_EVF_PID | ETL_EVF_TIMESTAMP;
-	if (rec->err)
-		return etl__err_set(err, ETL_E_TRUNCATED, (uint32_t)rec->pos,
-		                    "Compact record shorter than its header: size=%zu", rec->len);
-	if (etl__hdr_read_hw_items(rec, ev, err) != ETL_OK)
-		return ETL_FAILED;
-	ev->header_size = (uint32_t)rec->pos;
-	ev->payload = etl_cur_ptr(rec);
-	ev->payload_size = (uint32_t)etl_cur_left(rec);
-	return ETL_OK;
-}
-
-/* Writer: type byte from ev->kind, marker flags 0xC0, PEBS/PMC items as
- * the version word announces them. Kernel/user times are not carried. */
-static uint8_t compact_type(int kind)
-{
-	return kind == ETL_HDR_COMPACT32 ? 0x03 : kind == ETL_HDR_COMPACT64 ? 0x04 : 0;
+	return etl__sys_decode(&layout, rec, ev, err);
 }
 
 static size_t compact_encoded_size(const struct etl_event *ev, const struct etl_hdr_ctx *ctx)
 {
 	(void)ctx;
-	if (!compact_type(ev->kind))
-		return 0;
-	return etl__hdr_total(COMPACT_HEADER_SIZE + etl__hdr_hw_items_size(ev->version_word),
-	                      ev->payload_size, ETL_HDR_MAX_RECORD16);
+	return etl__sys_encoded_size(&layout, ev);
 }
 
 static int compact_encode(uint8_t *out, size_t n, const struct etl_event *ev,
-                          const struct etl_hdr_ctx *ctx, struct etl_err *err)
+                   const struct etl_hdr_ctx *ctx, struct etl_err *err)
 {
-	uint16_t vw, hook;
-	if (etl__hdr_encode_check("Compact", n, compact_encoded_size(ev, ctx), ev, err) != ETL_OK)
-		return ETL_FAILED;
-	if (etl__hdr_version_word(ev, &vw, err) != 0 || etl__hdr_hook_word(ev, &hook, err) != 0 ||
-	    etl__hdr_hw_items_check(ev, vw, err) != ETL_OK)
-		return ETL_FAILED;
-	etl_put16(out, vw);
-	out[2] = compact_type(ev->kind);
-	out[3] = 0xC0;
-	etl_put16(out + 0x04, (uint16_t)n);
-	etl_put16(out + 0x06, hook);
-	etl_put32(out + 0x08, ev->tid);
-	etl_put32(out + 0x0C, ev->pid);
-	etl_put64(out + 0x10, (uint64_t)ev->timestamp);
-	size_t at = COMPACT_HEADER_SIZE;
-	at += etl__hdr_write_hw_items(out + at, ev, vw);
-	if (ev->payload_size)
-		memcpy(out + at, ev->payload, ev->payload_size);
-	return ETL_OK;
+	(void)ctx;
+	return etl__sys_encode(&layout, out, n, ev, err);
 }
 
 const struct etl_hdr_ops etl__hdr_compact = {
 	.name = "compact",
 	.types = { 0x03, 0x04 },
-	.min_size = COMPACT_HEADER_SIZE,
-	.peek_size = compact_peek_size,
+	.min_size = 0x18,
+	.peek_size = etl__sys_peek_size,
 	.decode = compact_decode,
 	.encoded_size = compact_encoded_size,
 	.encode = compact_encode,
