@@ -251,6 +251,23 @@ static void put_systemtime(uint8_t *p, const struct etl_systemtime *t)
 	etl_put16(p + 12, t->second); etl_put16(p + 14, t->milliseconds);
 }
 
+/* The SYSTEM_TRACE_HEADER of an EventTrace-group record in the header
+ * buffer: version 2, the session's pointer width, the header ids, the
+ * start timestamp (the UTC anchor), no CPU times. */
+static void put_eventtrace_header(uint8_t *r, const struct etl_writer *w, uint16_t size,
+                                  uint16_t hook_id)
+{
+	const struct etl_writer_options *o = &w->o;
+	etl_put16(r + 0x00, 2);
+	r[2] = o->pointer_size == 4 ? 0x01 : 0x02;
+	r[3] = 0xC0;
+	etl_put16(r + 0x04, size);
+	etl_put16(r + 0x06, hook_id);
+	etl_put32(r + 0x08, o->header_tid);
+	etl_put32(r + 0x0C, o->header_pid);
+	etl_put64(r + 0x10, (uint64_t)o->start_timestamp);
+}
+
 /* Builds the header buffer in w->hdrbuf (w->hdr_size bytes). */
 static int build_header_buffer(struct etl_writer *w)
 {
@@ -297,14 +314,7 @@ static int build_header_buffer(struct etl_writer *w)
 	/* Record 1: SYSTEM header, HookId 0 (logfile header). */
 	uint8_t *r = b + HDR;
 	memset(r, 0, rec1);
-	etl_put16(r + 0x00, 2);                             /* version 2     */
-	r[2] = ptr == 4 ? 0x01 : 0x02;
-	r[3] = 0xC0;
-	etl_put16(r + 0x04, (uint16_t)rec1);
-	etl_put16(r + 0x06, 0);
-	etl_put32(r + 0x08, o->header_tid);
-	etl_put32(r + 0x0C, o->header_pid);
-	etl_put64(r + 0x10, (uint64_t)o->start_timestamp);
+	put_eventtrace_header(r, w, (uint16_t)rec1, 0x0000);
 	uint8_t *h = r + 0x20;
 	etl_put32(h + 0x00, o->buffer_size);
 	memcpy(h + 0x04, w->o.version, 4);
@@ -355,14 +365,7 @@ static int build_header_buffer(struct etl_writer *w)
 	/* Record 2: PartitionInfoExtension, version 0, host partition. */
 	uint8_t *p2 = r + ETL_ALIGN8(rec1);
 	memset(p2, 0, rec2);
-	etl_put16(p2 + 0x00, 2);
-	p2[2] = ptr == 4 ? 0x01 : 0x02;
-	p2[3] = 0xC0;
-	etl_put16(p2 + 0x04, (uint16_t)rec2);
-	etl_put16(p2 + 0x06, 0x0050);
-	etl_put32(p2 + 0x08, o->header_tid);
-	etl_put32(p2 + 0x0C, o->header_pid);
-	etl_put64(p2 + 0x10, (uint64_t)o->start_timestamp);
+	put_eventtrace_header(p2, w, (uint16_t)rec2, 0x0050);
 	return ETL_OK;
 }
 
