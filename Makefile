@@ -55,7 +55,7 @@ LIB_SRCS := $(wildcard lib/*.c) $(wildcard formats/*.c)
 LIB_OBJS := $(patsubst %.c,$(O)/%.o,$(LIB_SRCS))
 LIB_A    := $(LIBOUT)/libetl.a
 LIB_SO   := $(LIBOUT)/libetl.so
-PUBLIC_HEADERS := lib/etl.h lib/etl_errors.h lib/etl_event.h lib/etl_reader.h lib/etl_compress.h lib/etl_writer.h
+PUBLIC_HEADERS := lib/etl.h lib/etl_errors.h lib/etl_event.h lib/etl_reader.h lib/etl_compress.h lib/etl_writer.h lib/etl_decode.h lib/etl_output.h
 
 CLI_TOOLS := $(patsubst cli/%.c,%,$(shell grep -l '^int main' cli/*.c 2>/dev/null))
 CLI_SHARED := $(filter-out $(addprefix cli/,$(addsuffix .c,$(CLI_TOOLS))),$(wildcard cli/*.c))

@@ -1,10 +1,19 @@
 /*
- * etlconvert.c - convert Windows ETW .etl files. This version writes .etl
- * (-f etl): re-encoding events into a new file (with the etldump filters,
- * compression on or off, several inputs merged in time order, output split
- * by size or time) or copying buffers byte for byte (--raw). The other
- * formats (xml, json, jsonl, csv, text) are accepted by the option parser
- * and refused as not implemented yet.
+ * etlconvert.c - convert Windows ETW .etl files. -f etl re-encodes events
+ * into a new .etl file (with the etldump filters, compression on or off,
+ * several inputs merged in time order, output split by size or time) or
+ * copies buffers byte for byte (--raw). -f xml|json|jsonl|csv|text decodes
+ * the events (one etl_decoder per run) and renders them with etl_output
+ * (lib/etl_output.h) to standard output or to a file (written to a
+ * temporary beside it and renamed on success; .gz / .lz4 names compressed
+ * as a stream).
+ *
+ * Rendering, per conversion: every input is opened in time order and the
+ * inputs are merged by UTC time as for -f etl; every record passes (the
+ * header-buffer records too) unless a filter drops it, except the first
+ * input's logfile-header record, which always passes and is sent first:
+ * etl_output makes it the header event. The other inputs' logfile-header
+ * records are written as ordinary events.
  *
  * Re-encoding, per conversion:
  *   1. every input is opened in time order (all at once: a k-way merge);
@@ -42,8 +51,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <lz4frame.h>
+#include <zlib.h>
 #include "cli_common.h"
 #include "etl.h"
+#include "etl_decode.h"
+#include "etl_output.h"
 #include "etl_writer.h"
 
 #define PROG "etlconvert"
@@ -63,6 +76,8 @@ enum {
 	OPT_RAW,
 	OPT_SPLIT_SIZE,
 	OPT_SPLIT_TIME,
+	OPT_MANIFEST,
+	OPT_TMF,
 };
 
 struct options {
@@ -74,6 +89,8 @@ struct options {
 	int64_t split_time;        /* 100 ns units, 0 = no time split        */
 	int quiet;
 	int progress_ok;
+	const char *manifest;      /* last --manifest PATH, or NULL          */
+	const char *tmf;           /* last --tmf PATH, or NULL               */
 	struct cli_filter filter;
 };
 
@@ -82,34 +99,45 @@ struct options {
 static void usage(void)
 {
 	printf("Usage: " PROG " [-f etl] [OPTION]... FILE... -o OUTPUT\n"
-	       "Convert Windows ETW trace logs (.etl). With -f etl (the only format of this\n"
-	       "version) the events of every FILE are re-encoded into a new .etl file;\n"
-	       "several FILEs are merged in time order into one. FILE may be '-' for\n"
-	       "standard input; inputs compressed with gzip or LZ4 are read transparently.\n"
+	       "   or: " PROG " -f xml|json|jsonl|csv|text [OPTION]... FILE... [-o OUTPUT]\n"
+	       "Convert Windows ETW trace logs (.etl). With -f etl (the default) the events of\n"
+	       "every FILE are re-encoded into a new .etl file; with the other formats they\n"
+	       "are decoded and written as Windows event XML, JSON, JSON lines, CSV or text\n"
+	       "(standard output by default). Several FILEs are merged in time order into\n"
+	       "one output. FILE may be '-' for standard input; inputs compressed with gzip or\n"
+	       "LZ4 are read transparently.\n"
 	       "\n"
 	       "Output:\n"
-	       "  -f, --format FMT      output format: etl (default); xml, json, jsonl, csv\n"
-	       "                        and text are not implemented yet\n"
-	       "  -o, --output PATH     the output file; a name ending in .gz or .lz4 is\n"
-	       "                        compressed with gzip or LZ4 as a whole\n"
-	       "      --compress        compress the buffers (LogFileMode COMPRESSED)\n"
-	       "      --no-compress     do not compress the buffers\n"
+	       "  -f, --format FMT      output format: etl (default), xml, json, jsonl, csv\n"
+	       "                        or text\n"
+	       "  -o, --output PATH     the output file ('-': standard output, the default\n"
+	       "                        for the text formats); a name ending in .gz or .lz4\n"
+	       "                        is compressed with gzip or LZ4 as a whole\n"
+	       "      --compress        (-f etl) compress the buffers (LogFileMode COMPRESSED)\n"
+	       "      --no-compress     (-f etl) do not compress the buffers\n"
 	       "                        (default: as the first input)\n"
-	       "      --raw             copy the buffers unchanged, byte for byte (one FILE,\n"
-	       "                        no filter, no split, no --compress/--no-compress)\n"
+	       "      --raw             (-f etl) copy the buffers unchanged, byte for byte\n"
+	       "                        (one FILE, no filter, no split, no --compress/\n"
+	       "                        --no-compress)\n"
 	       "      --split-size N[K|M|G]\n"
-	       "                        write numbered files of about N bytes each:\n"
+	       "                        (-f etl) write numbered files of about N bytes each:\n"
 	       "                        OUT_000.etl, OUT_001.etl, ... (the number goes\n"
 	       "                        before the extension)\n"
 	       "      --split-time SECONDS\n"
-	       "                        start the next numbered file when an event is\n"
-	       "                        SECONDS or more after the current file's first event\n"
+	       "                        (-f etl) start the next numbered file when an event\n"
+	       "                        is SECONDS or more after the current file's first one\n"
+	       "      --manifest PATH   instrumentation manifest for decoding (not supported\n"
+	       "                        yet)\n"
+	       "      --tmf PATH        WPP trace message format file (not supported yet)\n"
 	       "  -q, --quiet           no progress display on stderr\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n"
 	       "\n");
 	cli_filter_usage(stdout);
-	printf("\nThe logfile header and the header buffer's records are always kept.\n"
+	printf("\nWith -f etl, the logfile header and the header buffer's records are always\n"
+	       "kept. With the other formats the first input's logfile header is written\n"
+	       "first, as the tracerpt header event; events that cannot be decoded are\n"
+	       "written with their payload in hex and the reason. See etlconvert(1).\n"
 	       "\n"
 	       "Exit status: 0 success, 1 usage error, 2 damaged input or events that could\n"
 	       "not be re-encoded (each is reported on stderr; the output holds the rest),\n"
@@ -338,6 +366,9 @@ struct input {
 	int done;
 	int rc;
 	uint64_t size;             /* input size if known                    */
+	int keep_all;              /* rendering: header-buffer records too   */
+	int header_pass;           /* rendering: the logfile-header record
+	                              passes the filter (first input)       */
 };
 
 /* Standard input is copied to an unlinked temporary file so that it can
@@ -700,8 +731,16 @@ static int output_maybe_rotate(struct output *out, const struct etl_event *ev)
 
 /* ---- re-encoding ------------------------------------------------------- */
 
-/* Next event of an input that is written: not a header-buffer record, and
- * passing the filter. @return : 0, or -1 on a fatal read error. */
+/* 1 if ev is the input's logfile-header record (EventTrace Header). */
+static int is_header_record(const struct input *in, const struct etl_event *ev)
+{
+	return in->lf->present && cli_event_is_system(ev) && ev->hook_id == 0 &&
+	       ev->file_offset == in->lf->file_offset;
+}
+
+/* Next event of an input that is written: passing the filter and, for
+ * -f etl, not a header-buffer record (those are copied apart).
+ * @return : 0, or -1 on a fatal read error. */
 static int fetch(struct input *in)
 {
 	const struct etl_event *ev;
@@ -726,9 +765,9 @@ static int fetch(struct input *in)
 		}
 		if (st == ETL_WARN)
 			report_reader(in->name, "warning: ", in->r);
-		if (in->lf->present && ev->buffer_offset == 0)
+		if (!in->keep_all && in->lf->present && ev->buffer_offset == 0)
 			continue;
-		if (!cli_filter_match(&in->filter, ev))
+		if (!(in->header_pass && is_header_record(in, ev)) && !cli_filter_match(&in->filter, ev))
 			continue;
 		in->ev = ev;
 		if (ev->present & ETL_EVF_UTC)
@@ -1087,6 +1126,330 @@ static int convert_raw(struct options *o, const char *path)
 	return rc;
 }
 
+/* ---- rendering: xml, json, jsonl, csv, text ------------------------------ */
+
+/* Where rendered bytes go: standard output, or a temporary beside OUT
+ * (renamed over it on success), plain or compressed as a stream (gzip
+ * with zlib, an LZ4 frame with liblz4). */
+enum { CODEC_NONE = 0, CODEC_GZIP, CODEC_LZ4 };
+
+#define SINK_CHUNK (64u * 1024u)
+
+struct sink {
+	const char *path;          /* OUT, or NULL for standard output       */
+	char *tmp;                 /* the temporary being written            */
+	int fd;
+	int codec;
+	gzFile gz;
+	LZ4F_cctx *lz;
+	char *buf;                 /* plain: pending bytes; LZ4: frame out   */
+	size_t len, cap;
+	int err;                   /* errno of the first failure, or -1      */
+	const char *what;          /* what failed                            */
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int sink_fail(struct sink *s, const char *what, int err)
+{
+	if (!s->what) {
+		s->what = what;
+		s->err = err;
+	}
+	return -1;
+}
+
+static int sink_write(void *ctx, const void *data, size_t n)
+{
+	struct sink *s = ctx;
+	const char *p = data;
+	if (s->what)
+		return -1;
+	switch (s->codec) {
+	case CODEC_GZIP:
+		while (n) {
+			unsigned k = n > SINK_CHUNK ? SINK_CHUNK : (unsigned)n;
+			if (gzwrite(s->gz, p, k) != (int)k) {
+				int zerr;
+				const char *m = gzerror(s->gz, &zerr);
+				return sink_fail(s, zerr == Z_ERRNO ? "cannot write" : m, zerr == Z_ERRNO ? errno : -1);
+			}
+			p += k;
+			n -= k;
+		}
+		return 0;
+	case CODEC_LZ4:
+		while (n) {
+			size_t k = n > SINK_CHUNK ? SINK_CHUNK : n;
+			size_t z = LZ4F_compressUpdate(s->lz, s->buf, s->cap, p, k, NULL);
+			if (LZ4F_isError(z))
+				return sink_fail(s, LZ4F_getErrorName(z), -1);
+			if (write_all(s->fd, s->buf, z) != 0)
+				return sink_fail(s, "cannot write", errno);
+			p += k;
+			n -= k;
+		}
+		return 0;
+	default:
+		if (n > s->cap - s->len) {
+			if (write_all(s->fd, s->buf, s->len) != 0)
+				return sink_fail(s, "cannot write", errno);
+			s->len = 0;
+		}
+		if (n > s->cap)
+			return write_all(s->fd, p, n) == 0 ? 0 : sink_fail(s, "cannot write", errno);
+		memcpy(s->buf + s->len, p, n);
+		s->len += n;
+		return 0;
+	}
+}
+
+static void sink_report(const struct sink *s)
+{
+	fprintf(stderr, PROG ": %s: %s", s->path ? s->path : "(standard output)", s->what);
+	if (s->err > 0)
+		fprintf(stderr, ": %s", strerror(s->err));
+	fputc('\n', stderr);
+}
+
+static int sink_open(struct sink *s, const char *path)
+{
+	memset(s, 0, sizeof s[0]);
+	s->fd = -1;
+	if (!path || strcmp(path, "-") == 0) {
+		s->fd = STDOUT_FILENO;
+	} else {
+		s->path = path;
+		s->codec = ends_with(path, ".gz") ? CODEC_GZIP : ends_with(path, ".lz4") ? CODEC_LZ4 : CODEC_NONE;
+		size_t n = strlen(path) + 16;
+		s->tmp = malloc(n);
+		if (!s->tmp)
+			return sink_fail(s, "out of memory", -1);
+		snprintf(s->tmp, n, "%s.tmp-XXXXXX", path);
+		s->fd = mkstemp(s->tmp);
+		if (s->fd < 0) {
+			free(s->tmp);
+			s->tmp = NULL;
+			return sink_fail(s, "cannot create a temporary file beside it", errno);
+		}
+		/* mkstemp makes it 0600; give it the mode a new file would get. */
+		mode_t um = umask(0);
+		umask(um);
+		if (fchmod(s->fd, 0666 & ~um) != 0)
+			return sink_fail(s, "cannot set the mode of the temporary file", errno);
+	}
+	if (s->codec == CODEC_GZIP) {
+		s->gz = gzdopen(s->fd, "wb");
+		if (!s->gz)
+			return sink_fail(s, "cannot start gzip compression", errno);
+		s->fd = -1;                /* gzclose() closes it */
+		gzbuffer(s->gz, 128 * 1024);
+		return 0;
+	}
+	if (s->codec == CODEC_LZ4) {
+		LZ4F_preferences_t prefs;
+		memset(&prefs, 0, sizeof prefs);
+		if (LZ4F_isError(LZ4F_createCompressionContext(&s->lz, LZ4F_VERSION)))
+			return sink_fail(s, "cannot start LZ4 compression", -1);
+		s->cap = LZ4F_compressBound(SINK_CHUNK, &prefs) + LZ4F_HEADER_SIZE_MAX;
+		s->buf = malloc(s->cap);
+		if (!s->buf)
+			return sink_fail(s, "out of memory", -1);
+		size_t z = LZ4F_compressBegin(s->lz, s->buf, s->cap, &prefs);
+		if (LZ4F_isError(z))
+			return sink_fail(s, LZ4F_getErrorName(z), -1);
+		if (write_all(s->fd, s->buf, z) != 0)
+			return sink_fail(s, "cannot write", errno);
+		return 0;
+	}
+	s->cap = 256 * 1024;
+	s->buf = malloc(s->cap);
+	return s->buf ? 0 : sink_fail(s, "out of memory", -1);
+}
+
+/* Finishes the stream; on success renames the temporary over OUT, on
+ * failure (or when ok is 0) removes it. @return : 0 or -1 (reported). */
+static int sink_close(struct sink *s, int ok)
+{
+	int rc = s->what ? -1 : 0;
+	if (s->codec == CODEC_GZIP && s->gz) {
+		int zr = gzclose(s->gz);
+		s->gz = NULL;
+		if (zr != Z_OK && rc == 0)
+			rc = sink_fail(s, "cannot finish the gzip stream", zr == Z_ERRNO ? errno : -1);
+	} else if (s->codec == CODEC_LZ4 && s->lz) {
+		if (rc == 0 && ok) {
+			size_t z = LZ4F_compressEnd(s->lz, s->buf, s->cap, NULL);
+			if (LZ4F_isError(z))
+				rc = sink_fail(s, LZ4F_getErrorName(z), -1);
+			else if (write_all(s->fd, s->buf, z) != 0)
+				rc = sink_fail(s, "cannot write", errno);
+		}
+		LZ4F_freeCompressionContext(s->lz);
+		s->lz = NULL;
+	} else if (s->codec == CODEC_NONE && s->buf && s->len && rc == 0 && ok) {
+		if (write_all(s->fd, s->buf, s->len) != 0)
+			rc = sink_fail(s, "cannot write", errno);
+		s->len = 0;
+	}
+	if (s->fd >= 0 && s->fd != STDOUT_FILENO) {
+		if (close(s->fd) != 0 && rc == 0)
+			rc = sink_fail(s, "cannot write", errno);
+		s->fd = -1;
+	}
+	if (s->tmp) {
+		if (rc == 0 && ok && rename(s->tmp, s->path) != 0)
+			rc = sink_fail(s, "cannot rename the temporary file over it", errno);
+		if (rc != 0 || !ok)
+			unlink(s->tmp);
+		free(s->tmp);
+		s->tmp = NULL;
+	}
+	free(s->buf);
+	s->buf = NULL;
+	if (rc != 0 && ok)
+		sink_report(s);
+	return rc;
+}
+
+static int convert_render(struct options *o, char **paths, int n)
+{
+	struct input *ins = calloc((size_t)n, sizeof *ins);
+	struct sink sk;
+	etl_decoder *dec = NULL;
+	etl_output *out = NULL;
+	int rc = EXIT_CLEAN, stdin_used = 0, failed = 0;
+	memset(&sk, 0, sizeof sk);
+	sk.fd = -1;
+	if (!ins) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_IO;
+	}
+	for (int i = 0; i < n; i++)
+		ins[i].fd = -1;
+
+	/* Open every input before creating the output. */
+	for (int i = 0; i < n; i++) {
+		struct input *in = &ins[i];
+		in->path = paths[i];
+		in->name = cli_display_name(paths[i]);
+		if (strcmp(paths[i], "-") == 0 && stdin_used++) {
+			fprintf(stderr, PROG ": standard input can be read only once\n");
+			free_inputs(ins, n);
+			return EXIT_USAGE;
+		}
+		int st = open_reader(in, &in->r, ETL_ORDER_TIME);
+		if (st == ETL_FATAL) {
+			free_inputs(ins, n);
+			return EXIT_IO;
+		}
+		if (st == ETL_WARN)
+			report_reader(in->name, "warning: ", in->r);
+		in->lf = etl_reader_logfile(in->r);
+		struct etl_reader_stats rs;
+		etl_reader_stats(in->r, &rs);
+		in->size = rs.input_size;
+		in->key = INT64_MIN;
+		in->filter = o->filter;
+		in->keep_all = 1;
+		in->header_pass = i == 0;
+		cli_filter_begin_file(&in->filter, in->lf);
+	}
+
+	dec = etl_decoder_new();
+	out = etl_output_new(o->format, sink_write, &sk);
+	if (!dec || !out) {
+		fprintf(stderr, PROG ": out of memory\n");
+		etl_output_free(out);
+		etl_decoder_free(dec);
+		free_inputs(ins, n);
+		return EXIT_IO;
+	}
+	if (sink_open(&sk, o->output) != 0) {
+		sink_report(&sk);
+		sink_close(&sk, 0);
+		etl_output_free(out);
+		etl_decoder_free(dec);
+		free_inputs(ins, n);
+		return EXIT_IO;
+	}
+
+	struct progress pg = { 0, -1, 0 };
+	for (int i = 0; i < n; i++)
+		pg.total += ins[i].size;
+	pg.on = o->progress_ok && pg.total > PROGRESS_MIN_SIZE;
+
+	if (etl_output_begin(out, ins[0].lf) != ETL_OK)
+		failed = 1;
+	for (int i = 0; i < n && !failed; i++)
+		if (fetch(&ins[i]) != 0)
+			failed = 1;
+	/* The first input's logfile-header record goes first: it becomes the
+	 * header event (with its process, thread and processor). */
+	int first = !failed && ins[0].ev && is_header_record(&ins[0], ins[0].ev) ? 0 : -1;
+	unsigned tick = 0;
+	while (!failed) {
+		int best = first;
+		first = -1;
+		if (best < 0)
+			for (int i = 0; i < n; i++)
+				if (!ins[i].done && (best < 0 || ins[i].key < ins[best].key))
+					best = i;
+		if (best < 0)
+			break;
+		struct input *in = &ins[best];
+		const struct etl_decoded *d = NULL;
+		if (etl_decoder_decode(dec, in->ev, &d) == ETL_FATAL) {
+			progress_end(&pg);
+			fprintf(stderr, PROG ": out of memory decoding an event\n");
+			failed = 1;
+			break;
+		}
+		if (etl_output_event(out, in->ev, d) != ETL_OK) {
+			failed = 1;
+			break;
+		}
+		if (pg.on && (++tick & 0x3FFF) == 0)
+			progress_update(&pg, ins, n);
+		if (fetch(in) != 0)
+			failed = 1;
+	}
+	progress_end(&pg);
+	if (!failed && etl_output_end(out) != ETL_OK)
+		failed = 1;
+	if (failed && sk.what) {
+		sink_report(&sk);
+	} else if (failed && etl_output_errcode(out) != ETL_E_NONE) {
+		fprintf(stderr, PROG ": %s: ", sk.path ? sk.path : "(standard output)");
+		cli_text_safe(stderr, etl_output_errmsg(out));
+		fputc('\n', stderr);
+	}
+	if (sink_close(&sk, !failed) != 0)
+		failed = 1;
+
+	for (int i = 0; i < n; i++)
+		rc = worse(rc, ins[i].rc);
+	if (failed)
+		rc = EXIT_IO;
+	etl_output_free(out);
+	etl_decoder_free(dec);
+	free_inputs(ins, n);
+	return rc;
+}
+
 /* ---- main -------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -1099,6 +1462,8 @@ int main(int argc, char **argv)
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "split-size", required_argument, NULL, OPT_SPLIT_SIZE },
 		{ "split-time", required_argument, NULL, OPT_SPLIT_TIME },
+		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ "tmf", required_argument, NULL, OPT_TMF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1154,6 +1519,8 @@ int main(int argc, char **argv)
 				goto usage_fail;
 			}
 			break;
+		case OPT_MANIFEST: o.manifest = optarg; break;
+		case OPT_TMF: o.tmf = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h':
 			usage();
@@ -1178,9 +1545,25 @@ int main(int argc, char **argv)
 	}
 
 	int nfiles = argc - optind;
+	int is_etl = strcmp(o.format, "etl") == 0;
 	const char *conflict = NULL;
-	if (strcmp(o.format, "etl") != 0)
-		conflict = "format not implemented yet: %s (this version writes only -f etl)";
+	if (!is_etl) {
+		if (nfiles == 0)
+			conflict = "no input file (give '-' to read standard input)";
+		else if (o.raw)
+			conflict = "--raw goes with -f etl only, not -f %s";
+		else if (o.split_size || o.split_time)
+			conflict = "--split-size and --split-time go with -f etl only, not -f %s";
+		else if (o.compress >= 0)
+			conflict = "--compress and --no-compress go with -f etl only, not -f %s (a name ending "
+			           "in .gz or .lz4 compresses the output)";
+		else if (o.manifest)
+			conflict = "--manifest is not supported yet (events without a built-in schema are "
+			           "written with their payload in hex)";
+		else if (o.tmf)
+			conflict = "--tmf is not supported yet (WPP events are written with their payload in hex)";
+	} else if (o.manifest || o.tmf)
+		conflict = "--manifest and --tmf go with the xml, json, jsonl, csv and text formats";
 	else if (!o.output)
 		conflict = "no output file (give -o OUTPUT)";
 	else if (strcmp(o.output, "-") == 0 || !o.output[0])
@@ -1196,12 +1579,14 @@ int main(int argc, char **argv)
 	else if (o.raw && o.compress >= 0)
 		conflict = "--raw cannot be combined with --compress or --no-compress";
 	if (conflict) {
-		cli_usage_error(PROG, conflict, strcmp(o.format, "etl") != 0 ? o.format : o.output ? o.output : "");
+		cli_usage_error(PROG, conflict, !is_etl ? o.format : o.output ? o.output : "");
 		goto usage_fail;
 	}
 	o.progress_ok = !o.quiet && isatty(STDERR_FILENO);
 
-	if (o.raw)
+	if (!is_etl)
+		rc = convert_render(&o, argv + optind, nfiles);
+	else if (o.raw)
 		rc = convert_raw(&o, argv[optind]);
 	else
 		rc = convert_etl(&o, argv + optind, nfiles);

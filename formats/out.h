@@ -1,0 +1,242 @@
+/*
+ * out.h - the interface between the output core (lib/etl_output.c) and the
+ * output format modules formats/out_<name>.c (internal).
+ *
+ * The core turns every event into one struct etl_out_rec: the System
+ * values resolved (provider name, times, correlation ids, ...), the
+ * payload as a property tree (decoded properties, or the logfile-header
+ * fields for the header event) or as an error with the raw payload, and
+ * the RenderingInfo names. A module only lays that record out: it formats
+ * into o->buf (a growable buffer) and calls etl__output_flush() once per event,
+ * so memory stays constant whatever the number of events.
+ *
+ * Module contract (every callback may be NULL except event):
+ *   open(o)    allocate o->priv;                       ETL_OK / ETL_FATAL
+ *   begin(o)   write the document prologue;            ETL_OK / ETL_FATAL
+ *   event(o,r) write one record (r->is_header for the header slot, which
+ *              comes exactly once, before any other record);
+ *                                                      ETL_OK / ETL_FATAL
+ *   end(o)     write the epilogue;                     ETL_OK / ETL_FATAL
+ *   close(o)   free o->priv; safe after a failed open or begin.
+ * A module reports failures with etl__output_fail() (which returns ETL_FATAL).
+ */
+#ifndef ETL_OUT_H
+#define ETL_OUT_H
+
+#ifndef ETL_BUILDING_LIB
+#error "out.h is internal to libetl"
+#endif
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../lib/etl_decode.h"
+#include "../lib/etl_output.h"
+
+/* ---- growable byte buffer -------------------------------------------- */
+
+/* Appends never fail visibly: on out-of-memory (or past ETL_OUTBUF_MAX)
+ * the buffer sets oom and ignores further appends; etl__output_flush()
+ * turns that into ETL_FATAL. */
+#define ETL_OUTBUF_MAX ((size_t)256 << 20)
+
+struct etl_outbuf {
+	char  *p;
+	size_t len;
+	size_t cap;
+	int    oom;
+};
+
+void etl__ob_put(struct etl_outbuf *b, const void *s, size_t n);
+void etl__ob_puts(struct etl_outbuf *b, const char *s);
+void etl__ob_putc(struct etl_outbuf *b, char c);
+void etl__ob_printf(struct etl_outbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void etl__ob_free(struct etl_outbuf *b);
+
+/* ---- the record a module renders ------------------------------------- */
+
+/* What a value is, for JSON: a number, true/false, null, or a string. */
+enum etl_out_vt { ETL_OUTV_STRING = 0, ETL_OUTV_NUMBER, ETL_OUTV_BOOL, ETL_OUTV_NULL };
+
+struct etl_out_rec {
+	int is_header;             /* the header event (Header slot)             */
+	int absent;                /* is_header with no logfile header: JSON
+	                              writes null, the others nothing            */
+	const struct etl_event *ev;/* the record, or NULL (header made from lf)  */
+
+	/* System */
+	const char *provider_name; /* NULL when unknown                          */
+	struct etl_guid provider;
+	uint16_t event_id;
+	uint8_t  version, level, opcode, channel;
+	uint16_t task;
+	uint64_t keywords;
+	int      has_time;         /* utc is set (else raw, if has_raw)          */
+	int64_t  utc;              /* FILETIME                                   */
+	int      has_raw;
+	int64_t  raw;              /* timestamp in the file's clock              */
+	int      has_activity;
+	struct etl_guid activity;
+	int      has_related;      /* RelatedActivityID (extended item 0x0001)   */
+	struct etl_guid related;
+	int      has_exec;         /* Execution element (processor known)        */
+	int      has_pid;
+	uint32_t pid, tid;
+	uint16_t cpu;
+	int      has_cpu_times;
+	uint32_t kernel_time, user_time;
+	const char *user_sid;      /* "S-1-5-18" from extended item 0x0002      */
+
+	/* For text and CSV */
+	const char *kind_name;     /* "SYSTEM64", "EVENT_HEADER64", ...          */
+	const char *display;       /* provider as etldump shows it (name,
+	                              "component:N" or GUID)                     */
+	const char *event_name;    /* decoder's event name, or EventTrace
+	                              record name; NULL                          */
+	int      uses_id;          /* text shows id= (else op= [hook=])          */
+	int      has_hook;
+	uint16_t hook_id;
+	uint32_t payload_size;
+
+	/* Payload: exactly one of has_data / has_error */
+	int      has_data;         /* EventData: props (n_props may be 0)        */
+	const struct etl_prop *props;
+	uint32_t n_props;
+	int      has_error;        /* ProcessingErrorData                        */
+	int      error_code;       /* enum etl_errcode                           */
+	const char *error_reason;  /* sentence                                   */
+	const uint8_t *payload;    /* raw payload (hex in the output)            */
+	uint32_t payload_len;
+
+	/* RenderingInfo: names from the decoder, each NULL when unknown */
+	int has_rendering;
+	const char *r_message, *r_level, *r_opcode, *r_task, *r_channel, *r_provider;
+	const char *r_keywords;    /* names separated by spaces                  */
+	const char *r_event_name;
+};
+
+/* ---- the handle ---------------------------------------------------------- */
+
+struct etl_out_ops {
+	const char *name;                                     /* "xml", ...  */
+	int  (*open)(struct etl_output *o);
+	int  (*begin)(struct etl_output *o);
+	int  (*event)(struct etl_output *o, const struct etl_out_rec *r);
+	int  (*end)(struct etl_output *o);
+	void (*close)(struct etl_output *o);
+};
+
+extern const struct etl_out_ops etl__out_xml;
+extern const struct etl_out_ops etl__out_json;
+extern const struct etl_out_ops etl__out_jsonl;
+extern const struct etl_out_ops etl__out_csv;
+extern const struct etl_out_ops etl__out_text;
+
+/* Handle states: NEW --begin--> OPEN --end--> ENDED; a sink or memory
+ * failure moves to FATAL, after which only etl_output_free() works. */
+enum { ETL_OST_NEW = 0, ETL_OST_OPEN, ETL_OST_ENDED, ETL_OST_FATAL };
+
+struct etl_output {
+	const struct etl_out_ops *ops;
+	void *priv;                    /* the module's state                  */
+	etl_output_write_fn write;
+	void *ctx;
+	struct etl_outbuf buf;         /* the module formats an event here    */
+	int state;                     /* ETL_OST_*                           */
+	int errcode;
+	char errmsg[256];
+	/* the header event */
+	int have_lf;
+	struct etl_logfile lf;         /* copy; names owned (strdup)          */
+	int header_done;               /* header event written                */
+	int header_skipped;            /* the matching record came (once)     */
+	struct etl_prop lf_props[24];  /* the TRACE_LOGFILE_HEADER fields     */
+	uint32_t n_lf_props;
+	/* scratch for one record */
+	char sid[192];
+	char display[64];
+};
+
+/* Sends o->buf to the sink and empties it. @return : ETL_OK, or ETL_FATAL
+ * (ETL_E_NOMEM when the buffer overflowed, ETL_E_IO when the sink failed). */
+int etl__output_flush(struct etl_output *o);
+
+/* Sends n bytes to the sink directly (for modules with their own
+ * buffering, like libxml2's). @return : ETL_OK or ETL_FATAL. */
+int etl__output_write(struct etl_output *o, const void *p, size_t n);
+
+/* Records a failure. @return : ETL_FATAL. */
+int etl__output_fail(struct etl_output *o, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- values ---------------------------------------------------------------- */
+
+/* Appends the text of scalar property p (decimal ints, 0x-hex for hex
+ * types, true/false, {guid}, ISO times, S-1-... SIDs, uppercase hex for
+ * binary, IPv4/IPv6/port/socket addresses; strings as they are, raw UTF-8
+ * that may be invalid). @return : how JSON should write the text
+ * (enum etl_out_vt); integers beyond +-2^53 are ETL_OUTV_STRING. */
+int etl__out_value(struct etl_outbuf *b, const struct etl_prop *p);
+
+/* Uppercase hex pairs, no separator. */
+void etl__out_hex(struct etl_outbuf *b, const uint8_t *p, size_t n);
+
+/* "{xxxxxxxx-...}" */
+void etl__out_guid(struct etl_outbuf *b, const struct etl_guid *g);
+
+/* Appends s (n bytes) made safe for XML 1.0 / CSV: invalid UTF-8 bytes
+ * become U+FFFD, C0 controls other than TAB, LF and CR (and those too
+ * unless keep_tlc) become the matching Control Picture U+2400+c, and the
+ * non-characters U+FFFE/U+FFFF become U+FFFD. */
+void etl__out_clean(struct etl_outbuf *b, const char *s, size_t n, int keep_tlc);
+
+/* Appends s (n bytes; s NULL -> null) as a JSON string literal: " \ and
+ * controls escaped, invalid UTF-8 bytes as \ufffd. */
+void etl__out_json_string(struct etl_outbuf *b, const char *s, size_t n);
+
+/* Appends a value for a name=value list: bare (verbatim, backslashes
+ * included) when it is not empty and holds no space, ", =, ;, control
+ * character (C0 or DEL) or byte that is not UTF-8; otherwise in double
+ * quotes with \" \\ \n \r \t, and \xNN for other controls and for bytes
+ * that are not UTF-8. */
+void etl__out_text_value(struct etl_outbuf *b, const char *s, size_t n);
+
+/* Appends a name for a name=value list: space, =, ", \, controls and
+ * non-UTF-8 bytes as \xNN. */
+void etl__out_text_name(struct etl_outbuf *b, const char *s, size_t n);
+
+/* Appends the properties as name=value pairs separated by sep (leaves
+ * with flattened names, values quoted by etl__out_text_value()); for an
+ * event that could not be decoded: ErrorCode=N, Reason="...",
+ * EventPayload=HEX. @return : 0, or -1 when memory is short. */
+int etl__out_props_list(struct etl_outbuf *b, const struct etl_out_rec *r, const char *sep);
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+size_t etl__utf8_len(const unsigned char *p, size_t n);
+
+/* ---- the property tree ------------------------------------------------------ */
+
+/* The tree is validated by the core before a module sees it: every child
+ * range lies inside props[], points forward and nesting is at most
+ * ETL_OUT_MAX_DEPTH deep; offending subtrees are shown as empty. */
+#define ETL_OUT_MAX_DEPTH 32
+
+/* Calls fn for each leaf (scalar property) of the tree in order, with its
+ * flattened name: struct members "struct.member", array elements
+ * "array[i]" (so "a[0].x", "s.list[2]"); empty structs and arrays give no
+ * leaf. @return : the first non-zero fn result, else 0. */
+typedef int (*etl_out_leaf_fn)(void *arg, const char *name, size_t name_len,
+                               const struct etl_prop *p);
+int etl__out_leaves(const struct etl_out_rec *r, etl_out_leaf_fn fn, void *arg);
+
+/* Index range of the top-level properties is not contiguous in general:
+ * etl__out_is_top() tells whether props[i] is one. */
+int etl__out_is_top(const struct etl_out_rec *r, uint32_t i);
+
+/* Children of props[i] that are safe to visit: *first, *count (0 when the
+ * range is invalid or depth is exceeded). */
+void etl__out_children(const struct etl_out_rec *r, uint32_t i, unsigned depth,
+                       uint32_t *first, uint32_t *count);
+
+#endif /* ETL_OUT_H */

@@ -1,0 +1,207 @@
+/*
+ * etl_decode.h - turning an event's payload into named, typed properties.
+ *
+ * Basic outline:
+ *
+ *     etl_decoder *d = etl_decoder_new();
+ *     etl_decoder_add_manifest(d, "provider.man");      // optional, repeatable
+ *     ...
+ *     const struct etl_decoded *dec;
+ *     int st = etl_decoder_decode(d, ev, &dec);         // ev from etl_reader_next()
+ *     // st == ETL_OK: dec->props[] holds the payload's properties;
+ *     // otherwise dec->error says why and dec->props is empty: the raw
+ *     // payload (ev->payload) is still there to be shown in hex.
+ *     etl_decoder_free(d);
+ *
+ * Properties form a tree kept in one flat array: a property's children
+ * (struct members, array elements) follow it at props[first_child ..
+ * first_child + n_children), and top-level properties have parent ==
+ * ETL_PROP_NO_PARENT. Array elements are named like their array.
+ *
+ * Schemas are cached: by (provider, event id, version) for manifest and
+ * classic events, by the metadata bytes for TraceLogging, so decoding a
+ * million events of one kind costs one schema parse.
+ *
+ * Dispatch (decoding.md §1): an EVENT_HEADER event with an EVENT_SCHEMA_TL
+ * extended item is TraceLogging; every other event currently fails with
+ * errcode ETL_E_UNSUPPORTED and the error
+ * "no schema for this event: provider=GUID[ (name)], id=N, version=N".
+ *
+ * TraceLogging (source ETL_DECODE_TRACELOGGING, decoding.md §2):
+ *   - provider_name comes from the PROV_TRAITS item (NULL without one),
+ *     event_name and tags from the metadata; the level, opcode, task,
+ *     channel and keyword names and message stay NULL;
+ *   - in_type is the TlgIn type (0-25, equal to TDH's numbering); out_type
+ *     is the TlgOut value mapped to TDH numbering (§2.6: HEX becomes
+ *     HEXINT8..64 by size or HEXBINARY, SIGNED/UNSIGNED the sized TDH
+ *     integer types, FILETIME DATETIME, NOPRINT 301); 0 means "default for
+ *     the in-type", except that HEXINT32/HEXINT64 report HEXINT32/HEXINT64;
+ *   - kinds: strings ETL_VAL_STRING (UTF-16 converted to UTF-8, unpaired
+ *     surrogates as U+FFFD; 8-bit strings as CP1252 unless out_type is UTF8,
+ *     XML or JSON, then UTF-8 with invalid bytes as U+FFFD); INT8..64
+ *     ETL_VAL_INT; UINT8..64 and HEXINT32/64 ETL_VAL_UINT; BOOL32 and any
+ *     integer with out_type BOOLEAN ETL_VAL_BOOL; FILETIME, and 64-bit
+ *     integers with out_type DATETIME, ETL_VAL_FILETIME; SYSTEMTIME is
+ *     converted to ETL_VAL_FILETIME, or kept as its 16 raw bytes
+ *     (ETL_VAL_BINARY) when it is no valid date in 1601..30827; BINARY and
+ *     COUNTEDBINARY ETL_VAL_BINARY; SID ETL_VAL_SID;
+ *   - a NUL-terminated string that reaches the end of the payload without
+ *     its NUL is taken whole; one with no byte left is a truncation;
+ *   - Ccount/Vcount arrays are ETL_VAL_ARRAY (in_type/out_type of the
+ *     element) whose children are the elements, named like the array. A
+ *     char array (INT8/UINT8/UINT16 elements with out_type STRING) stays an
+ *     array of integers: showing it as one string is up to the formatter;
+ *   - structs are ETL_VAL_STRUCT (in_type ETL_IN_STRUCT) with the members
+ *     as children; an array of structs has ETL_VAL_STRUCT elements;
+ *   - custom fields (count kind 0x60) are ETL_VAL_BINARY (in_type BINARY,
+ *     out_type HEXBINARY) read as a u16 byte count and the bytes;
+ *   - top-level properties are props[0 .. number of top-level fields);
+ *   - malformed metadata or a short payload fails the event (ETL_E_BAD_VALUE,
+ *     ETL_E_BAD_SIZE, ETL_E_TRUNCATED; ETL_E_UNSUPPORTED for structs nested
+ *     more than 32 deep) with a message naming the field and the offset.
+ *     An event yields at most 262144 properties (ETL_E_BAD_SIZE beyond).
+ */
+#ifndef ETL_DECODE_H
+#define ETL_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "etl_errors.h"
+#include "etl_event.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct etl_decoder etl_decoder;
+
+/* Where a schema came from (TDH's DECODING_SOURCE, plus NONE). */
+enum etl_decode_source {
+	ETL_DECODE_NONE = 0,        /* no schema: raw payload only            */
+	ETL_DECODE_MANIFEST,        /* instrumentation manifest (XML or in-band EventSource) */
+	ETL_DECODE_MOF,             /* classic / kernel class built in         */
+	ETL_DECODE_WPP,             /* TMF                                     */
+	ETL_DECODE_TRACELOGGING     /* self-describing metadata (ext 0x0B)    */
+};
+
+/* How a property's value is held. */
+enum etl_val_kind {
+	ETL_VAL_NULL = 0,
+	ETL_VAL_BOOL,               /* v.u: 0 or 1                              */
+	ETL_VAL_INT,                /* v.i                                      */
+	ETL_VAL_UINT,               /* v.u                                      */
+	ETL_VAL_FLOAT,              /* v.f                                      */
+	ETL_VAL_STRING,             /* v.str: UTF-8 (converted from UTF-16 or
+	                               the 8-bit code page), not NUL-terminated  */
+	ETL_VAL_BINARY,             /* v.bin: raw bytes                         */
+	ETL_VAL_GUID,               /* v.guid                                   */
+	ETL_VAL_FILETIME,           /* v.i: FILETIME (SYSTEMTIME is converted)  */
+	ETL_VAL_SID,                /* v.bin: the SID bytes                     */
+	ETL_VAL_STRUCT,             /* children are the members                 */
+	ETL_VAL_ARRAY               /* children are the elements                */
+};
+
+/* TDH input types (win:* manifest types, TraceLogging in-types 0-25). */
+enum etl_in_type {
+	ETL_IN_NULL = 0, ETL_IN_UNICODESTRING = 1, ETL_IN_ANSISTRING = 2, ETL_IN_INT8 = 3,
+	ETL_IN_UINT8 = 4, ETL_IN_INT16 = 5, ETL_IN_UINT16 = 6, ETL_IN_INT32 = 7, ETL_IN_UINT32 = 8,
+	ETL_IN_INT64 = 9, ETL_IN_UINT64 = 10, ETL_IN_FLOAT = 11, ETL_IN_DOUBLE = 12,
+	ETL_IN_BOOLEAN = 13, ETL_IN_BINARY = 14, ETL_IN_GUID = 15, ETL_IN_POINTER = 16,
+	ETL_IN_FILETIME = 17, ETL_IN_SYSTEMTIME = 18, ETL_IN_SID = 19, ETL_IN_HEXINT32 = 20,
+	ETL_IN_HEXINT64 = 21, ETL_IN_COUNTEDSTRING = 22, ETL_IN_COUNTEDANSISTRING = 23,
+	ETL_IN_STRUCT = 24, ETL_IN_COUNTEDBINARY = 25
+};
+
+/* Output types that change how a value is shown (TDH_OUTTYPE numbering). */
+enum etl_out_type {
+	ETL_OUT_NULL = 0, ETL_OUT_STRING = 1, ETL_OUT_DATETIME = 2, ETL_OUT_BYTE = 3,
+	ETL_OUT_UNSIGNEDBYTE = 4, ETL_OUT_SHORT = 5, ETL_OUT_UNSIGNEDSHORT = 6, ETL_OUT_INT = 7,
+	ETL_OUT_UNSIGNEDINT = 8, ETL_OUT_LONG = 9, ETL_OUT_UNSIGNEDLONG = 10, ETL_OUT_FLOAT = 11,
+	ETL_OUT_DOUBLE = 12, ETL_OUT_BOOLEAN = 13, ETL_OUT_GUID = 14, ETL_OUT_HEXBINARY = 15,
+	ETL_OUT_HEXINT8 = 16, ETL_OUT_HEXINT16 = 17, ETL_OUT_HEXINT32 = 18, ETL_OUT_HEXINT64 = 19,
+	ETL_OUT_PID = 20, ETL_OUT_TID = 21, ETL_OUT_PORT = 22, ETL_OUT_IPV4 = 23, ETL_OUT_IPV6 = 24,
+	ETL_OUT_SOCKETADDRESS = 25, ETL_OUT_CIMDATETIME = 26, ETL_OUT_ETWTIME = 27, ETL_OUT_XML = 28,
+	ETL_OUT_ERRORCODE = 29, ETL_OUT_WIN32ERROR = 30, ETL_OUT_NTSTATUS = 31, ETL_OUT_HRESULT = 32,
+	ETL_OUT_CULTURE_INSENSITIVE_DATETIME = 33, ETL_OUT_JSON = 34, ETL_OUT_UTF8 = 35,
+	ETL_OUT_PKCS7_WITH_TYPE_INFO = 36, ETL_OUT_CODE_POINTER = 37, ETL_OUT_DATETIME_UTC = 38,
+	ETL_OUT_NOPRINT = 301
+};
+
+#define ETL_PROP_NO_PARENT UINT32_MAX
+
+struct etl_prop {
+	const char *name;           /* UTF-8, NUL-terminated                    */
+	int kind;                   /* enum etl_val_kind                        */
+	uint16_t in_type;           /* enum etl_in_type                         */
+	uint16_t out_type;          /* enum etl_out_type (TDH numbering)        */
+	union {
+		int64_t i;
+		uint64_t u;
+		double f;
+		struct etl_guid guid;
+		struct { const char *s; size_t len; } str;
+		struct { const uint8_t *p; size_t len; } bin;
+	} v;
+	const char *map_name;       /* value-map / bit-map text, or NULL        */
+	uint32_t parent;            /* index, or ETL_PROP_NO_PARENT             */
+	uint32_t first_child;       /* STRUCT / ARRAY: index of the first child */
+	uint32_t n_children;
+	uint32_t payload_offset;    /* where the value starts in ev->payload    */
+};
+
+struct etl_decoded {
+	int source;                 /* enum etl_decode_source                   */
+	const char *provider_name;  /* from the schema (TraceLogging traits,
+	                               manifest, kernel class), or NULL         */
+	const char *event_name;     /* TraceLogging event name, manifest
+	                               symbol, or kernel class/opcode name      */
+	const char *task_name, *opcode_name, *level_name, *channel_name;
+	const char *keywords_name;  /* names of the set keyword bits, joined
+	                               with spaces, or NULL                     */
+	const char *message;        /* rendered message (%1 inserts filled), or
+	                               NULL                                     */
+	const struct etl_prop *props;
+	uint32_t n_props;
+	uint32_t tags;              /* TraceLogging event tags (28 bits)        */
+	int status;                 /* ETL_OK, or ETL_FAILED with error set     */
+	int errcode;                /* enum etl_errcode when status != ETL_OK   */
+	const char *error;          /* why the payload could not be decoded     */
+};
+
+/*! etl_decoder_new() : @return : a decoder, or NULL on out-of-memory. */
+etl_decoder *etl_decoder_new(void);
+
+/*! etl_decoder_free() : frees the decoder, its schema cache and every
+ *  result it handed out. NULL is allowed. */
+void etl_decoder_free(etl_decoder *d);
+
+/*! etl_decoder_decode() : decodes ev's payload.
+ *  @return : ETL_OK with *out filled; ETL_FAILED when no schema fits or the
+ *  payload does not match it (*out is still filled, with status, errcode and
+ *  error set, props NULL and n_props 0, and whatever metadata names were
+ *  found); ETL_FATAL only on out-of-memory (*out filled likewise, errcode
+ *  ETL_E_NOMEM; the decoder stays usable). ETL_FAILED without touching
+ *  *out when d or out is NULL.
+ *  Ownership: *out and every string and property in it belong to the
+ *  decoder and stay valid until the next etl_decoder_decode() or
+ *  etl_decoder_free(); v.str / v.bin may point into ev->payload. */
+int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct etl_decoded **out);
+
+/*! etl_decoder_errmsg() : sentence describing the last failure of a
+ *  function that loads schemas (add_manifest, add_tmf). */
+const char *etl_decoder_errmsg(const etl_decoder *d);
+
+/*! etl_provider_guid_from_name() : the GUID EventSource and TraceLogging
+ *  derive from a provider name (uppercased, UTF-16BE, SHA-1 with the
+ *  EventSource namespace, version 5 bits). name is UTF-8.
+ *  Uppercasing is per UTF-16 code unit, simple one-to-one mappings only (as
+ *  Windows' invariant uppercasing): ASCII, Latin-1 (U+00FF -> U+0178,
+ *  U+00B5 -> U+039C, sharp s unchanged), Latin Extended-A, basic Greek and
+ *  Cyrillic letters; other characters are hashed as they are.
+ *  @return : ETL_OK, or ETL_FAILED for invalid UTF-8. */
+int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETL_DECODE_H */

@@ -1,0 +1,107 @@
+/*
+ * etl_decode_private.h - internals of the payload decoder shared between
+ * lib/etl_decoder.c (handle, dispatch, schema cache, result storage) and the
+ * per-source decoders (lib/etl_tl.c for TraceLogging; manifest, MOF and WPP
+ * decoders plug in the same way).
+ *
+ * A per-source decoder is a pair of functions in the table of
+ * etl_decoder.c: match() says whether an event is for it, decode() fills the
+ * result through the etl__dec_* helpers below. decode() returns ETL_OK,
+ * ETL_FAILED (after etl__dec_fail()) or ETL_FATAL (out of memory, after
+ * etl__dec_fail() with ETL_E_NOMEM).
+ */
+#ifndef ETL_DECODE_PRIVATE_H
+#define ETL_DECODE_PRIVATE_H
+
+#ifndef ETL_BUILDING_LIB
+#error "etl_decode_private.h is internal to libetl"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include "etl_decode.h"
+
+/* Most properties one event may produce. Every leaf consumes at least one
+ * payload byte, but empty structs and arrays do not, so nested constant-count
+ * arrays could otherwise multiply without bound. */
+#define ETL_DEC_MAX_PROPS (1u << 18)
+
+/* The schema cache is flushed when the schemas it holds exceed this many
+ * bytes (keys and parsed schemas together), so a file whose every event
+ * carries different metadata cannot make it grow without bound. */
+#define ETL_DEC_CACHE_MAX_BYTES (64u * 1024u * 1024u)
+
+/* ---- result storage -------------------------------------------------- */
+
+/* Reserves n consecutive zeroed properties (parent = ETL_PROP_NO_PARENT) and
+ * returns the index of the first, or UINT32_MAX when ETL_DEC_MAX_PROPS would
+ * be exceeded or memory runs out (*oom set to 1 in that case). Indices stay
+ * valid; pointers from etl__dec_prop() only until the next reserve. */
+uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom);
+struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx);
+
+/* n bytes of string storage valid until the next etl_decoder_decode();
+ * never moves once handed out. NULL on out-of-memory. */
+char *etl__dec_alloc(etl_decoder *d, size_t n);
+
+/* The result being built (status/props are set by etl_decoder.c). */
+struct etl_decoded *etl__dec_result(etl_decoder *d);
+
+/* Records the failure of the current event: status ETL_FAILED (ETL_FATAL for
+ * ETL_E_NOMEM), errcode, message. Returns ETL_FAILED or ETL_FATAL. */
+int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- schema cache ---------------------------------------------------- */
+
+/* A cached schema: the per-source decoder owns what it points to and frees
+ * it with free_fn. key/key_len are a copy made by the cache. */
+struct etl_dec_schema {
+	void *data;
+	void (*free_fn)(void *data);
+	size_t cost;                /* bytes, for the cache bound           */
+};
+
+/* Hash of key bytes (64-bit FNV-1a). */
+uint64_t etl__dec_hash(const void *key, size_t n, uint64_t h);
+#define ETL_DEC_HASH_INIT 0xcbf29ce484222325ull
+
+/* Looks key up; NULL when absent. */
+void *etl__dec_cache_find(etl_decoder *d, uint64_t hash, const void *key, size_t key_len);
+
+/* Adds data under key (which must not be present). May flush older entries
+ * first (never data itself). On out-of-memory frees data with free_fn and
+ * returns ETL_FATAL; ETL_OK otherwise. */
+int etl__dec_cache_add(etl_decoder *d, uint64_t hash, const void *key, size_t key_len,
+                       void *data, void (*free_fn)(void *), size_t cost);
+
+/* A scratch buffer of at least n bytes owned by the decoder (for building
+ * cache keys); valid until the next call. NULL on out-of-memory. */
+uint8_t *etl__dec_scratch(etl_decoder *d, size_t n);
+
+/* Counts one schema parse (debug counter for tests and benchmarks). */
+void etl__dec_count_parse(etl_decoder *d);
+
+/*! etl__decoder_schema_parses() : how many schemas the decoder parsed since
+ *  etl_decoder_new() (cache misses). For tests. */
+uint64_t etl__decoder_schema_parses(const etl_decoder *d);
+
+/*! etl__decoder_cache_entries() : schemas in the cache now. For tests. */
+size_t etl__decoder_cache_entries(const etl_decoder *d);
+
+/* ---- per-source decoders -------------------------------------------- */
+
+/* TraceLogging (lib/etl_tl.c): EVENT_HEADER events with an EVENT_SCHEMA_TL
+ * extended item. */
+int etl__tl_match(const struct etl_event *ev);
+int etl__tl_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* ---- text helpers (lib/etl_tl.c) -------------------------------------- */
+
+/* Bytes of UTF-8 needed for n bytes of UTF-16LE (odd last byte ignored). */
+size_t etl__utf16_utf8_len(const uint8_t *p, size_t n);
+/* Converts n bytes of UTF-16LE to UTF-8 at out (etl__utf16_utf8_len()
+ * bytes); unpaired surrogates become U+FFFD. Returns bytes written. */
+size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out);
+
+#endif /* ETL_DECODE_PRIVATE_H */

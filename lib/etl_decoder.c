@@ -1,0 +1,382 @@
+/*
+ * etl_decoder.c - the decoder handle: dispatch of an event to the decoder of
+ * its schema source (decoding.md §1), the schema cache and the storage of
+ * results.
+ *
+ * Result storage is reused across calls: the property array grows as needed
+ * and strings go to an arena of chunks that are kept and refilled, so in the
+ * steady state decoding an event allocates nothing. Arena chunks never move,
+ * so a string pointer stays valid while properties are still being added.
+ *
+ * The schema cache is a chained hash table keyed by bytes chosen by each
+ * source decoder (TraceLogging: provider GUID, traits and event metadata).
+ * It grows by doubling and is flushed whole when it holds more than
+ * ETL_DEC_CACHE_MAX_BYTES.
+ */
+#define ETL_BUILDING_LIB 1
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl_decode_private.h"
+
+/* Per-source decoders, tried in order (decoding.md §1). Manifest, MOF and
+ * WPP decoders are added here. */
+struct etl_dec_source {
+	const char *name;
+	int (*match)(const struct etl_event *ev);
+	int (*decode)(etl_decoder *d, const struct etl_event *ev);
+};
+
+static const struct etl_dec_source dec_sources[] = {
+	{ "TraceLogging", etl__tl_match, etl__tl_decode },
+};
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t cap;
+	size_t used;
+	char data[];
+};
+
+#define ARENA_CHUNK_MIN (64u * 1024u)
+
+struct cache_entry {
+	struct cache_entry *next;
+	uint64_t hash;
+	size_t key_len;
+	uint8_t *key;
+	void *data;
+	void (*free_fn)(void *);
+	size_t cost;
+};
+
+struct etl_decoder {
+	struct etl_decoded res;
+
+	struct etl_prop *props;
+	uint32_t n_props, cap_props;
+
+	struct arena_chunk *chunks;     /* all chunks, in allocation order   */
+	struct arena_chunk *cur;        /* chunk being filled                */
+
+	char err[512];                  /* message of the current failure    */
+	char errmsg[256];               /* etl_decoder_errmsg()              */
+
+	struct cache_entry **buckets;
+	size_t n_buckets;               /* power of two                      */
+	size_t n_entries;
+	size_t cache_bytes;
+
+	uint8_t *scratch;
+	size_t scratch_cap;
+
+	uint64_t parses;
+};
+
+etl_decoder *etl_decoder_new(void)
+{
+	etl_decoder *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	d->n_buckets = 64;
+	d->buckets = calloc(d->n_buckets, sizeof *d->buckets);
+	if (!d->buckets) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static void cache_flush(etl_decoder *d)
+{
+	for (size_t i = 0; i < d->n_buckets; i++) {
+		struct cache_entry *e = d->buckets[i];
+		while (e) {
+			struct cache_entry *next = e->next;
+			if (e->free_fn)
+				e->free_fn(e->data);
+			free(e->key);
+			free(e);
+			e = next;
+		}
+		d->buckets[i] = NULL;
+	}
+	d->n_entries = 0;
+	d->cache_bytes = 0;
+}
+
+void etl_decoder_free(etl_decoder *d)
+{
+	if (!d)
+		return;
+	cache_flush(d);
+	free(d->buckets);
+	free(d->props);
+	struct arena_chunk *c = d->chunks;
+	while (c) {
+		struct arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	free(d->scratch);
+	free(d);
+}
+
+const char *etl_decoder_errmsg(const etl_decoder *d)
+{
+	if (!d)
+		return "no decoder";
+	return d->errmsg;
+}
+
+/* ---- result storage -------------------------------------------------- */
+
+uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom)
+{
+	uint32_t first = d->n_props;
+	if (n > ETL_DEC_MAX_PROPS - d->n_props)
+		return UINT32_MAX;
+	if (d->n_props + n > d->cap_props) {
+		size_t cap = d->cap_props ? d->cap_props : 64;
+		while (cap < (size_t)d->n_props + n)
+			cap *= 2;
+		if (cap > ETL_DEC_MAX_PROPS)
+			cap = ETL_DEC_MAX_PROPS;
+		struct etl_prop *p = realloc(d->props, cap * sizeof *p);
+		if (!p) {
+			*oom = 1;
+			return UINT32_MAX;
+		}
+		d->props = p;
+		d->cap_props = (uint32_t)cap;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct etl_prop *p = &d->props[first + i];
+		memset(p, 0, sizeof *p);
+		p->parent = ETL_PROP_NO_PARENT;
+	}
+	d->n_props += n;
+	return first;
+}
+
+struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx)
+{
+	return &d->props[idx];
+}
+
+char *etl__dec_alloc(etl_decoder *d, size_t n)
+{
+	struct arena_chunk *c = d->cur;
+	/* Refill the chunks kept from earlier calls first. */
+	while (c) {
+		if (c->cap - c->used >= n) {
+			char *p = c->data + c->used;
+			c->used += n;
+			d->cur = c;
+			return p;
+		}
+		if (!c->next)
+			break;
+		c = c->next;
+		c->used = 0;
+	}
+	size_t cap = n > ARENA_CHUNK_MIN ? n : ARENA_CHUNK_MIN;
+	if (cap > SIZE_MAX - sizeof(struct arena_chunk))
+		return NULL;
+	struct arena_chunk *nc = malloc(sizeof *nc + cap);
+	if (!nc)
+		return NULL;
+	nc->next = NULL;
+	nc->cap = cap;
+	nc->used = n;
+	if (c)
+		c->next = nc;
+	else
+		d->chunks = nc;
+	d->cur = nc;
+	return nc->data;
+}
+
+static void arena_reset(etl_decoder *d)
+{
+	d->cur = d->chunks;
+	if (d->cur)
+		d->cur->used = 0;
+}
+
+struct etl_decoded *etl__dec_result(etl_decoder *d)
+{
+	return &d->res;
+}
+
+int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->err, sizeof d->err, fmt, ap);
+	va_end(ap);
+	d->res.errcode = errcode;
+	d->res.error = d->err;
+	d->res.status = errcode == ETL_E_NOMEM ? ETL_FATAL : ETL_FAILED;
+	return d->res.status;
+}
+
+/* ---- schema cache ---------------------------------------------------- */
+
+uint64_t etl__dec_hash(const void *key, size_t n, uint64_t h)
+{
+	const uint8_t *b = key;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+void *etl__dec_cache_find(etl_decoder *d, uint64_t hash, const void *key, size_t key_len)
+{
+	struct cache_entry *e = d->buckets[hash & (d->n_buckets - 1)];
+	for (; e; e = e->next) {
+		if (e->hash == hash && e->key_len == key_len && memcmp(e->key, key, key_len) == 0)
+			return e->data;
+	}
+	return NULL;
+}
+
+static void cache_grow(etl_decoder *d)
+{
+	size_t nb = d->n_buckets * 2;
+	struct cache_entry **b = calloc(nb, sizeof *b);
+	if (!b)
+		return;                 /* keep the longer chains */
+	for (size_t i = 0; i < d->n_buckets; i++) {
+		struct cache_entry *e = d->buckets[i];
+		while (e) {
+			struct cache_entry *next = e->next;
+			size_t j = e->hash & (nb - 1);
+			e->next = b[j];
+			b[j] = e;
+			e = next;
+		}
+	}
+	free(d->buckets);
+	d->buckets = b;
+	d->n_buckets = nb;
+}
+
+int etl__dec_cache_add(etl_decoder *d, uint64_t hash, const void *key, size_t key_len,
+                       void *data, void (*free_fn)(void *), size_t cost)
+{
+	size_t total = cost + key_len + sizeof(struct cache_entry);
+	if (d->cache_bytes >= ETL_DEC_CACHE_MAX_BYTES || total > ETL_DEC_CACHE_MAX_BYTES - d->cache_bytes)
+		cache_flush(d);
+	struct cache_entry *e = malloc(sizeof *e);
+	uint8_t *k = malloc(key_len ? key_len : 1);
+	if (!e || !k) {
+		free(e);
+		free(k);
+		if (free_fn)
+			free_fn(data);
+		return ETL_FATAL;
+	}
+	memcpy(k, key, key_len);
+	e->hash = hash;
+	e->key = k;
+	e->key_len = key_len;
+	e->data = data;
+	e->free_fn = free_fn;
+	e->cost = total;
+	if (d->n_entries >= d->n_buckets - d->n_buckets / 4)
+		cache_grow(d);
+	size_t i = hash & (d->n_buckets - 1);
+	e->next = d->buckets[i];
+	d->buckets[i] = e;
+	d->n_entries++;
+	d->cache_bytes += total;
+	return ETL_OK;
+}
+
+uint8_t *etl__dec_scratch(etl_decoder *d, size_t n)
+{
+	if (n > d->scratch_cap) {
+		size_t cap = d->scratch_cap ? d->scratch_cap : 1024;
+		while (cap < n)
+			cap *= 2;
+		uint8_t *p = realloc(d->scratch, cap);
+		if (!p)
+			return NULL;
+		d->scratch = p;
+		d->scratch_cap = cap;
+	}
+	return d->scratch;
+}
+
+void etl__dec_count_parse(etl_decoder *d)
+{
+	d->parses++;
+}
+
+uint64_t etl__decoder_schema_parses(const etl_decoder *d)
+{
+	return d ? d->parses : 0;
+}
+
+size_t etl__decoder_cache_entries(const etl_decoder *d)
+{
+	return d ? d->n_entries : 0;
+}
+
+/* ---- dispatch -------------------------------------------------------- */
+
+int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct etl_decoded **out)
+{
+	int rc = ETL_FAILED;
+	int matched = 0;
+
+	if (!d || !out)
+		return ETL_FAILED;
+	memset(&d->res, 0, sizeof d->res);
+	d->err[0] = 0;
+	d->n_props = 0;
+	arena_reset(d);
+
+	if (!ev) {
+		rc = etl__dec_fail(d, ETL_E_MISUSE, "no event given");
+	} else {
+		for (size_t i = 0; i < sizeof dec_sources / sizeof dec_sources[0]; i++) {
+			if (dec_sources[i].match(ev)) {
+				matched = 1;
+				rc = dec_sources[i].decode(d, ev);
+				break;
+			}
+		}
+		if (!matched) {
+			char g[ETL_GUID_STRLEN];
+			etl_guid_format(&ev->provider, g);
+			rc = etl__dec_fail(d, ETL_E_UNSUPPORTED,
+			                   "no schema for this event: provider=%s%s%s%s, id=%u, version=%u",
+			                   g, ev->provider_name ? " (" : "",
+			                   ev->provider_name ? ev->provider_name : "",
+			                   ev->provider_name ? ")" : "",
+			                   (unsigned)ev->id, (unsigned)ev->version);
+		}
+	}
+
+	if (rc == ETL_OK) {
+		d->res.status = ETL_OK;
+		d->res.errcode = ETL_E_NONE;
+		d->res.error = NULL;
+		d->res.props = d->props;
+		d->res.n_props = d->n_props;
+	} else {
+		if (d->res.status == ETL_OK) /* decoder forgot etl__dec_fail() */
+			etl__dec_fail(d, ETL_E_BAD_VALUE, "payload could not be decoded");
+		rc = d->res.status;
+		d->res.props = NULL;
+		d->res.n_props = 0;
+	}
+	*out = &d->res;
+	return rc;
+}

@@ -1,0 +1,121 @@
+/*
+ * etl_output.h - rendering events as XML, JSON, JSON lines, CSV or text.
+ *
+ * Basic outline:
+ *
+ *     static int sink(void *ctx, const void *p, size_t n)
+ *     {
+ *         return fwrite(p, 1, n, ctx) == n ? 0 : -1;
+ *     }
+ *     ...
+ *     etl_output *o = etl_output_new("xml", sink, stdout);
+ *     etl_output_begin(o, etl_reader_logfile(r));       // the header event
+ *     while (etl_reader_next(r, &ev) ...) {
+ *         const struct etl_decoded *dec = NULL;
+ *         etl_decoder_decode(d, ev, &dec);              // optional
+ *         if (etl_output_event(o, ev, dec) == ETL_FATAL) break;
+ *     }
+ *     etl_output_end(o);                                // closes the document
+ *     etl_output_free(o);
+ *
+ * Formats (the exact shapes are in etlconvert(1)):
+ *   "xml"   an <Events> root holding one Windows event XML <Event> per
+ *           event (the EvtRender / tracerpt schema), written with libxml2;
+ *   "json"  one document {"Header": {...}, "Events": [ {...}, ... ]};
+ *   "jsonl" one object per line, the header first;
+ *   "csv"   RFC 4180, a header row, then one row per event;
+ *   "text"  one line per event, etldump's columns and name=value pairs.
+ *
+ * The header event. etl_output_begin() takes the logfile header; it is
+ * written first, as the tracerpt header event (provider EventTrace
+ * {68fdd900-4a3e-11d1-84f4-0000f80464e3}, opcode 0) whose EventData are the
+ * TRACE_LOGFILE_HEADER fields by their MOF names. It is written just before
+ * the first event (or by etl_output_end() when there is none): when that
+ * first event IS the logfile-header record (the EventTrace Header record at
+ * lf->file_offset with timestamp lf->header_timestamp), its System fields
+ * (process, thread, processor, time) are used and the record is not written
+ * again; otherwise the header event is made from lf alone. Later records
+ * that match lf are skipped for the same reason; any other EventTrace
+ * Header record (another merged input's) is written as an event with the
+ * same EventData.
+ *
+ * Every event is written: an event whose decoding failed (dec->status !=
+ * ETL_OK) or that was not decoded (dec == NULL) is rendered with its raw
+ * payload in hex and the reason (ProcessingErrorData).
+ *
+ * Memory is constant: each event is formatted into a buffer that is passed
+ * to the sink and reused; nothing of earlier events is kept.
+ */
+#ifndef ETL_OUTPUT_H
+#define ETL_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "etl_errors.h"
+#include "etl_event.h"
+#include "etl_reader.h"
+#include "etl_decode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct etl_output etl_output;
+
+/* The sink: receives the output bytes in order (n > 0). Returns 0 when all
+ * n bytes were written, anything else on failure; the output then fails
+ * with ETL_E_IO and writes nothing more. */
+typedef int (*etl_output_write_fn)(void *ctx, const void *data, size_t n);
+
+/*! etl_output_format_known() : @return : 1 if format is one of "xml",
+ *  "json", "jsonl", "csv", "text" (exact, lower case), else 0. */
+int etl_output_format_known(const char *format);
+
+/*! etl_output_new() : an output handle rendering events in format through
+ *  write(ctx, ...). Nothing is written before etl_output_begin().
+ *  @return : the handle, or NULL when format is unknown (see
+ *  etl_output_format_known()), write is NULL, or memory is short.
+ *  Free it with etl_output_free(). */
+etl_output *etl_output_new(const char *format, etl_output_write_fn write, void *ctx);
+
+/*! etl_output_begin() : starts the document. lf is the logfile header of
+ *  the (first) input, or NULL / lf->present == 0 when there is none (JSON
+ *  then has "Header": null and the jsonl first line is null; the other
+ *  formats write no header event). lf is copied: it need not outlive the
+ *  call. Call once, before any etl_output_event().
+ *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) when called twice or after
+ *  a fatal error; ETL_FATAL when the sink failed or memory is short. */
+int etl_output_begin(etl_output *o, const struct etl_logfile *lf);
+
+/*! etl_output_event() : writes one event. dec is ev's decoding result from
+ *  etl_decoder_decode() (properties, names, message), or NULL when the
+ *  event was not decoded. ev and dec are only read during the call.
+ *  @return : ETL_OK (also when the event was skipped as the logfile-header
+ *  record already written as the header event); ETL_FAILED (ETL_E_MISUSE)
+ *  before etl_output_begin(), after etl_output_end() or for a NULL ev;
+ *  ETL_FATAL when the sink failed or memory is short (only
+ *  etl_output_free() is useful then). */
+int etl_output_event(etl_output *o, const struct etl_event *ev, const struct etl_decoded *dec);
+
+/*! etl_output_end() : writes the end of the document (and the header
+ *  event if no event came) and passes everything left to the sink.
+ *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) before etl_output_begin()
+ *  or when called twice; ETL_FATAL on a sink failure. */
+int etl_output_end(etl_output *o);
+
+/*! etl_output_free() : frees the handle (without ending the document if
+ *  etl_output_end() was not called). NULL is allowed. */
+void etl_output_free(etl_output *o);
+
+/*! etl_output_errcode() : reason of the last failure (enum etl_errcode),
+ *  ETL_E_NONE if none. */
+int etl_output_errcode(const etl_output *o);
+
+/*! etl_output_errmsg() : English sentence describing the last failure, ""
+ *  if none. Owned by the handle. */
+const char *etl_output_errmsg(const etl_output *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETL_OUTPUT_H */
