@@ -90,6 +90,8 @@ struct options {
 	int quiet;
 	int progress_ok;
 	const char *manifest;      /* last --manifest PATH, or NULL          */
+	const char **manifests;    /* every --manifest PATH, in order        */
+	int n_manifests;
 	const char *tmf;           /* last --tmf PATH, or NULL               */
 	struct cli_filter filter;
 };
@@ -126,8 +128,8 @@ static void usage(void)
 	       "      --split-time SECONDS\n"
 	       "                        (-f etl) start the next numbered file when an event\n"
 	       "                        is SECONDS or more after the current file's first one\n"
-	       "      --manifest PATH   instrumentation manifest for decoding (not supported\n"
-	       "                        yet)\n"
+	       "      --manifest PATH   instrumentation manifest (file, or directory of\n"
+	       "                        *.man/*.xml) for decoding; repeatable\n"
 	       "      --tmf PATH        WPP trace message format file (not supported yet)\n"
 	       "  -q, --quiet           no progress display on stderr\n"
 	       "  -h, --help            show this help and exit\n"
@@ -1378,6 +1380,16 @@ static int convert_render(struct options *o, char **paths, int n)
 		free_inputs(ins, n);
 		return EXIT_IO;
 	}
+	for (int i = 0; i < o->n_manifests; i++) {
+		int mrc = etl_decoder_add_manifest(dec, o->manifests[i]);
+		if (mrc != ETL_OK) {
+			fprintf(stderr, PROG ": --manifest: %s\n", etl_decoder_errmsg(dec));
+			etl_output_free(out);
+			etl_decoder_free(dec);
+			free_inputs(ins, n);
+			return mrc == ETL_FATAL ? EXIT_IO : EXIT_USAGE;
+		}
+	}
 	if (sink_open(&sk, o->output) != 0) {
 		sink_report(&sk);
 		sink_close(&sk, 0);
@@ -1519,7 +1531,13 @@ int main(int argc, char **argv)
 				goto usage_fail;
 			}
 			break;
-		case OPT_MANIFEST: o.manifest = optarg; break;
+		case OPT_MANIFEST:
+			if (!o.manifests && !(o.manifests = calloc((size_t)argc, sizeof *o.manifests))) {
+				fprintf(stderr, PROG ": out of memory\n");
+				goto usage_fail;
+			}
+			o.manifest = o.manifests[o.n_manifests++] = optarg;
+			break;
 		case OPT_TMF: o.tmf = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h':
@@ -1557,9 +1575,6 @@ int main(int argc, char **argv)
 		else if (o.compress >= 0)
 			conflict = "--compress and --no-compress go with -f etl only, not -f %s (a name ending "
 			           "in .gz or .lz4 compresses the output)";
-		else if (o.manifest)
-			conflict = "--manifest is not supported yet (events without a built-in schema are "
-			           "written with their payload in hex)";
 		else if (o.tmf)
 			conflict = "--tmf is not supported yet (WPP events are written with their payload in hex)";
 	} else if (o.manifest || o.tmf)
@@ -1591,9 +1606,11 @@ int main(int argc, char **argv)
 	else
 		rc = convert_etl(&o, argv + optind, nfiles);
 	cli_filter_free(&o.filter);
+	free(o.manifests);
 	return rc;
 
 usage_fail:
 	cli_filter_free(&o.filter);
+	free(o.manifests);
 	return EXIT_USAGE;
 }

@@ -22,8 +22,11 @@
  * classic events, by the metadata bytes for TraceLogging, so decoding a
  * million events of one kind costs one schema parse.
  *
- * Dispatch (decoding.md §1): an EVENT_HEADER event with an EVENT_SCHEMA_TL
- * extended item is TraceLogging; every other event currently fails with
+ * Dispatch (decoding.md §1), in this order: an EVENT_HEADER event with an
+ * EVENT_SCHEMA_TL extended item is TraceLogging; system-style, FULL and
+ * INSTANCE events of a built-in kernel/classic class are MOF
+ * (formats/mof_kernel.c); other EVENT_HEADER events use a loaded manifest
+ * (etl_decoder_add_manifest()). Every event without a schema fails with
  * errcode ETL_E_UNSUPPORTED and the error
  * "no schema for this event: provider=GUID[ (name)], id=N, version=N".
  *
@@ -200,6 +203,45 @@ const char *etl_decoder_errmsg(const etl_decoder *d);
  *  Cyrillic letters; other characters are hashed as they are.
  *  @return : ETL_OK, or ETL_FAILED for invalid UTF-8. */
 int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
+
+/*! etl_decoder_add_manifest() : loads instrumentation manifest XML
+ *  (decoding.md §3) into d: a file, or a directory whose every *.man and
+ *  *.xml file is loaded (in name order). Repeatable; the first definition
+ *  of a (provider GUID, event id, version) wins. External entities and
+ *  network access are never used; files over 64 MiB are refused.
+ *  Manifest events (source ETL_DECODE_MANIFEST): EVENT_HEADER events
+ *  without an EVENT_SCHEMA_TL item are looked up by (provider, id,
+ *  version); when the provider defines the id but not that version, the
+ *  highest defined version below it is used (newer versions append fields;
+ *  trailing payload bytes are ignored). Without a definition the event
+ *  fails with the "no schema for this event" error above. Results:
+ *    - provider_name from the provider element; event_name is the event's
+ *      symbol, else "Task/Opcode" (or the task); task, opcode and level
+ *      names are the names the event refers to (winmeta names such as
+ *      "win:Informational" for predefined ones), channel_name the channel's
+ *      name; keywords_name the provider keywords whose mask bits are all
+ *      set in ev->keyword (else the event's keywords attribute);
+ *    - message: the event message ($(string.X) resolved through the en-US
+ *      string table, else the first) with %1..%n replaced by the text of
+ *      the top-level properties (mapped text when there is one; %n!fmt!
+ *      applies a printf conversion: s, d, i, u, x, X, o, c with flags,
+ *      width and precision), %n newline, %t tab, %r CR, %0 end, %% %;
+ *    - kinds as for TraceLogging; win:Boolean is 4 bytes, win:Pointer
+ *      ev->ptr_size; strings with length= are that many characters cut at
+ *      the first NUL, otherwise NUL-terminated; AnsiString is Latin-1
+ *      (UTF-8 for out-types Utf8/Xml/Json); Binary needs length= (16 bytes
+ *      for out-type IPv6); SYSTEMTIME stays 16 raw bytes (ETL_VAL_BINARY);
+ *      count= makes an ETL_VAL_ARRAY; struct members are children of an
+ *      ETL_VAL_STRUCT; map= sets map_name (value maps: the entry's text;
+ *      bit maps: texts of the set bits joined with "|");
+ *    - a payload shorter than the template fails the event (ETL_E_TRUNCATED,
+ *      naming the field and offset).
+ *  Note: loaded manifests live in the schema cache; should the cache be
+ *  flushed (over 64 MiB of TraceLogging schemas) they must be added again.
+ *  @return : ETL_OK; ETL_FAILED with etl_decoder_errmsg() naming the file
+ *  and line ("FILE:LINE: reason") for unreadable or invalid manifests (the
+ *  events of a failed file are not added); ETL_FATAL on out-of-memory. */
+int etl_decoder_add_manifest(etl_decoder *d, const char *path);
 
 #ifdef __cplusplus
 }

@@ -96,6 +96,12 @@ size_t etl__decoder_cache_entries(const etl_decoder *d);
 int etl__tl_match(const struct etl_event *ev);
 int etl__tl_decode(etl_decoder *d, const struct etl_event *ev);
 
+/* Classic / MOF kernel events (lib/etl_mof.c, tables in
+ * formats/mof_kernel.c): SYSTEM, COMPACT, PERFINFO, FULL and INSTANCE
+ * records of a built-in (class GUID, opcode, version). */
+int etl__mof_match(const struct etl_event *ev);
+int etl__mof_decode(etl_decoder *d, const struct etl_event *ev);
+
 /* ---- text helpers (lib/etl_tl.c) -------------------------------------- */
 
 /* Bytes of UTF-8 needed for n bytes of UTF-16LE (odd last byte ignored). */
@@ -103,5 +109,15 @@ size_t etl__utf16_utf8_len(const uint8_t *p, size_t n);
 /* Converts n bytes of UTF-16LE to UTF-8 at out (etl__utf16_utf8_len()
  * bytes); unpaired surrogates become U+FFFD. Returns bytes written. */
 size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out);
+
+/* ---- manifests (lib/etl_manifest.c) ---------------------------------- */
+
+/* Instrumentation-manifest events (decoding.md §3): every EVENT_HEADER event
+ * without an EVENT_SCHEMA_TL item. decode() looks the event up in the
+ * manifests loaded with etl_decoder_add_manifest() (kept in the schema cache
+ * under a reserved key) and fails with the dispatcher's "no schema for this
+ * event" message (ETL_E_UNSUPPORTED) when none defines it. */
+int etl__mf_match(const struct etl_event *ev);
+int etl__mf_decode(etl_decoder *d, const struct etl_event *ev);
 
 #endif /* ETL_DECODE_PRIVATE_H */

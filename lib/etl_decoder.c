@@ -31,6 +31,8 @@ struct etl_dec_source {
 
 static const struct etl_dec_source dec_sources[] = {
 	{ "TraceLogging", etl__tl_match, etl__tl_decode },
+	{ "MOF", etl__mof_match, etl__mof_decode },
+	{ "manifest", etl__mf_match, etl__mf_decode },
 };
 
 struct arena_chunk {

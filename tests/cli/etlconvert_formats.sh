@@ -46,13 +46,19 @@ head -2 "$d/stdout.xml" | tr -d '\n' | grep -q '^<?xml version="1.0" encoding="U
 tail -1 "$d/stdout.xml" | grep -q '^</Events>$' || fail "xml: no </Events> at the end"
 [ "$(grep -c '^<Event xmlns="http://schemas.microsoft.com/win/2004/08/events/event">' "$d/stdout.xml")" = 4 ] ||
 	fail "xml: not 4 events"
-# The TraceLogging events are decoded; the PartitionInfoExtension record
-# (no schema) is kept with its payload in hex and the reason.
+# The TraceLogging events and the EventTrace records are decoded.
 grep -q '<Data Name="Function">LxpDrvFsTypeMount</Data>' "$d/stdout.xml" || fail "xml: TraceLogging property missing"
-grep -q '<ProcessingErrorData><ErrorCode>[0-9]*</ErrorCode><DataItemName/><EventPayload>0000000000' "$d/stdout.xml" ||
+grep -q '<Data Name="PartitionType">0</Data>' "$d/stdout.xml" || fail "xml: PartitionInfoExtension not decoded"
+# An event without a schema (SystemConfigEx, FULL_HEADER64, in a relogged
+# file) is kept with its payload in hex and the reason.
+S=$C/eventsource-selfdescribing-compressed.etl
+"$X" -f xml "$S" > "$d/nos.xml" || fail "xml of $S: exit $?"
+"$X" -f text "$S" > "$d/nos.text" || fail "text of $S: exit $?"
+grep -q '<ProcessingErrorData><ErrorCode>11</ErrorCode><DataItemName/><EventPayload>43003A005C00570049004E' "$d/nos.xml" ||
 	fail "xml: no ProcessingErrorData"
-grep -q 'ProcessingErrorData.*<!-- .* -->' "$d/stdout.xml" || fail "xml: no reason comment"
-grep -q 'EventTrace/PartitionInfoExtension .* ErrorCode=[0-9]* Reason=".*" EventPayload=0000' "$d/stdout.text" ||
+grep -q 'ProcessingErrorData.*<!-- no schema for this event: provider=9b79ee91-b5fd-41c0-a243-4248e266e9d0 (SystemConfigEx)' "$d/nos.xml" ||
+	fail "xml: no reason comment"
+grep -q 'SystemConfigEx .* ErrorCode=11 Reason="no schema for this event: .*" EventPayload=43003A00' "$d/nos.text" ||
 	fail "text: undecodable event not kept"
 if command -v xmllint >/dev/null 2>&1; then
 	xmllint --noout "$d/stdout.xml" || fail "xml: not well-formed"
@@ -153,7 +159,7 @@ usage "no input file" -f xml
 usage "--raw goes with -f etl only" -f xml --raw "$A"
 usage "--split-size and --split-time go with -f etl only" -f json --split-size 1M "$A"
 usage "--compress and --no-compress go with -f etl only" -f csv --compress "$A"
-usage "--manifest is not supported yet" -f xml --manifest "$d/x.man" "$A"
+usage "--manifest: .*x.man: No such file" -f xml --manifest "$d/x.man" "$A"
 usage "--tmf is not supported yet" -f text --tmf "$d/x.tmf" "$A"
 usage "--manifest and --tmf go with" --manifest "$d/x.man" "$A" -o "$d/o.etl"
 usage "standard input can be read only once" -f text - - < "$A"

@@ -1,0 +1,437 @@
+/*
+ * check_manifest.c - manifest-based decoding (lib/etl_manifest.c,
+ * decoding.md §3): testdata/manifests/test.man with hand-built events for
+ * every feature (count/length references, structs, value and bit maps, the
+ * string table, message inserts, version fallback, short payloads), loader
+ * errors, and the real manifests of ../shared/manifests against the corpus,
+ * with field values checked by hand against the payload bytes.
+ */
+#define ETL_BUILDING_LIB 1
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "etl.h"
+#include "etl_decode_private.h"
+#include "testutil.h"
+
+#define TEST_MAN "testdata/manifests/test.man"
+
+static char *manifest_dir(void)
+{
+	const char *env = getenv("ETL_MANIFESTS");
+	const char *c = tu_corpus_dir();
+	size_t n = strlen(c) + 32;
+	char *p = malloc(n);
+	ck_assert_ptr_nonnull(p);
+	if (env && *env)
+		snprintf(p, n + strlen(env), "%s", env);
+	else
+		snprintf(p, n, "%s/../manifests", c);
+	return p;
+}
+
+static struct etl_event mkev(uint16_t id, uint8_t version, const void *pay, size_t n)
+{
+	struct etl_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = ETL_HDR_EVENT_HEADER64;
+	ev.ptr_size = 8;
+	ev.present = ETL_EVF_DESCRIPTOR | ETL_EVF_PROVIDER;
+	ev.provider = tu_guid("11111111-2222-3333-4444-555555555555");
+	ev.id = id;
+	ev.version = version;
+	ev.keyword = 0x3;
+	ev.payload = pay;
+	ev.payload_size = (uint32_t)n;
+	return ev;
+}
+
+static etl_decoder *test_decoder(void)
+{
+	etl_decoder *d = etl_decoder_new();
+	ck_assert_ptr_nonnull(d);
+	ck_assert_msg(etl_decoder_add_manifest(d, TEST_MAN) == ETL_OK, "%s", etl_decoder_errmsg(d));
+	return d;
+}
+
+static void t1_payload(struct tu_bytes *b)
+{
+	tu_bytes_init(b);
+	tu_put32(b, 2);                 /* Color = Green */
+	tu_put32(b, 5);                 /* Flags = A|C */
+	tu_put16(b, 3);                 /* N */
+	tu_put32(b, 10); tu_put32(b, 20); tu_put32(b, 30);
+	tu_put8(b, 2);                  /* BLen */
+	tu_put8(b, 0xAB); tu_put8(b, 0xCD);
+	tu_pututf16z(b, "Hi");          /* Name */
+	tu_put16(b, 'a'); tu_put16(b, 'b'); tu_put16(b, 0); tu_put16(b, 0); /* Fixed */
+	tu_putbytes(b, "xyz", 4);       /* Ansi */
+	tu_put64(b, 0x1234);            /* Ptr */
+	tu_put32(b, 1);                 /* Flag */
+	tu_put16(b, 2);                 /* SCount */
+	tu_put8(b, 7); tu_putbytes(b, "p", 2);
+	tu_put8(b, 8); tu_putbytes(b, "q", 2);
+	tu_put16(b, 0x10); tu_put16(b, 0x20);
+	tu_put32(b, (uint32_t)-5);      /* Neg */
+}
+
+static const struct etl_prop *top(const struct etl_decoded *r, const char *name)
+{
+	for (uint32_t i = 0; i < r->n_props; i++)
+		if (r->props[i].parent == ETL_PROP_NO_PARENT && strcmp(r->props[i].name, name) == 0)
+			return &r->props[i];
+	ck_abort_msg("no property %s", name);
+	return NULL;
+}
+
+START_TEST(test_features)
+{
+	etl_decoder *d = test_decoder();
+	struct tu_bytes b;
+	const struct etl_decoded *r;
+	t1_payload(&b);
+	ck_assert_uint_eq(b.len, 71);
+	struct etl_event ev = mkev(1, 0, b.p, b.len);
+	ck_assert_msg(etl_decoder_decode(d, &ev, &r) == ETL_OK, "%s", r->error);
+	ck_assert_int_eq(r->source, ETL_DECODE_MANIFEST);
+	ck_assert_str_eq(r->provider_name, "Test-Provider");
+	ck_assert_str_eq(r->event_name, "TestEvent1");
+	ck_assert_str_eq(r->task_name, "Work");
+	ck_assert_str_eq(r->opcode_name, "win:Start");
+	ck_assert_str_eq(r->level_name, "win:Informational");
+	ck_assert_str_eq(r->channel_name, "Test-Provider/Operational");
+	ck_assert_str_eq(r->keywords_name, "KwOne KwTwo");
+	ck_assert_str_eq(r->message, "Color=Green Flags=A|C N=3 Name=Hi Ptr=1234 Neg=-5 Fixed=[ab]\nend");
+	ck_assert_uint_eq(r->n_props, 15 + 3 + 2 + 4 + 2);
+	for (uint32_t i = 0; i < 15; i++)
+		ck_assert_uint_eq(r->props[i].parent, ETL_PROP_NO_PARENT);
+
+	const struct etl_prop *p = top(r, "Color");
+	ck_assert_uint_eq(p->v.u, 2);
+	ck_assert_str_eq(p->map_name, "Green");     /* en-US, not fr-FR */
+	ck_assert_str_eq(top(r, "Flags")->map_name, "A|C");
+	p = top(r, "Vals");
+	ck_assert_int_eq(p->kind, ETL_VAL_ARRAY);
+	ck_assert_uint_eq(p->n_children, 3);
+	ck_assert_uint_eq(p->payload_offset, 10);
+	ck_assert_uint_eq(r->props[p->first_child + 2].v.u, 30);
+	ck_assert_uint_eq(r->props[p->first_child + 2].payload_offset, 18);
+	ck_assert_str_eq(r->props[p->first_child].name, "Vals");
+	p = top(r, "Blob");
+	ck_assert_int_eq(p->kind, ETL_VAL_BINARY);
+	ck_assert_uint_eq(p->v.bin.len, 2);
+	ck_assert_uint_eq(p->v.bin.p[1], 0xCD);
+	p = top(r, "Name");
+	ck_assert_int_eq(p->kind, ETL_VAL_STRING);
+	ck_assert_str_eq(p->v.str.s, "Hi");
+	ck_assert_uint_eq(p->payload_offset, 25);
+	ck_assert_str_eq(top(r, "Fixed")->v.str.s, "ab");
+	ck_assert_uint_eq(top(r, "Fixed")->payload_offset, 31);
+	ck_assert_str_eq(top(r, "Ansi")->v.str.s, "xyz");
+	ck_assert_uint_eq(top(r, "Ptr")->v.u, 0x1234);
+	ck_assert_int_eq(top(r, "Flag")->kind, ETL_VAL_BOOL);
+	ck_assert_uint_eq(top(r, "Flag")->payload_offset, 51);
+	p = top(r, "Items");
+	ck_assert_int_eq(p->kind, ETL_VAL_ARRAY);
+	ck_assert_uint_eq(p->n_children, 2);
+	const struct etl_prop *s1 = &r->props[p->first_child + 1];
+	ck_assert_int_eq(s1->kind, ETL_VAL_STRUCT);
+	ck_assert_uint_eq(s1->n_children, 2);
+	ck_assert_uint_eq(r->props[s1->first_child].v.u, 8);
+	ck_assert_str_eq(r->props[s1->first_child + 1].name, "Label");
+	ck_assert_str_eq(r->props[s1->first_child + 1].v.str.s, "q");
+	ck_assert_uint_eq(r->props[s1->first_child + 1].payload_offset, 61);
+	p = top(r, "Pair");
+	ck_assert_uint_eq(p->n_children, 2);
+	ck_assert_uint_eq(r->props[p->first_child + 1].out_type, ETL_OUT_HEXINT16);
+	ck_assert_int_eq(top(r, "Neg")->kind, ETL_VAL_INT);
+	ck_assert_int_eq(top(r, "Neg")->v.i, -5);
+	ck_assert_uint_eq(top(r, "Neg")->payload_offset, 67);
+
+	/* a newer version falls back to the highest defined version below */
+	ev.version = 3;
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->event_name, "TestEvent1");
+
+	/* the payload cut inside the last field */
+	ev = mkev(1, 0, b.p, 69);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	ck_assert_int_eq(r->errcode, ETL_E_TRUNCATED);
+	ck_assert_ptr_nonnull(strstr(r->error, "\"Neg\" at offset 67"));
+	ck_assert_uint_eq(r->n_props, 0);
+	/* a count that exceeds the payload */
+	b.p[8] = 0xFF;
+	ev = mkev(1, 0, b.p, b.len);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	ck_assert_ptr_nonnull(strstr(r->error, "Vals"));
+	tu_bytes_free(&b);
+	etl_decoder_free(d);
+}
+END_TEST
+
+START_TEST(test_names_messages)
+{
+	etl_decoder *d = test_decoder();
+	const struct etl_decoded *r;
+	struct etl_event ev = mkev(2, 1, NULL, 0);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->event_name, "Work/Step");
+	ck_assert_str_eq(r->opcode_name, "Step");
+	ck_assert_str_eq(r->level_name, "win:Verbose");
+	ck_assert_ptr_null(r->message);
+	ck_assert_uint_eq(r->n_props, 0);
+
+	uint8_t pay[12] = { 42, 0, 0, 0, 0xFF, 0, 0, 0, 0, 0, 0, 0 };
+	ev = mkev(3, 0, pay, sizeof pay);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->message, "X=0000002a Y=FF %!.\t|");
+	ev = mkev(3, 0, pay, 6);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	ck_assert_int_eq(r->errcode, ETL_E_TRUNCATED);
+	ck_assert_ptr_nonnull(strstr(r->error, "\"Y\" at offset 4"));
+
+	/* a version below every definition, an unknown id, an unknown provider */
+	ev = mkev(2, 0, NULL, 0);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	ck_assert_int_eq(r->errcode, ETL_E_UNSUPPORTED);
+	ck_assert_ptr_nonnull(strstr(r->error, "no schema for this event"));
+	ev = mkev(99, 0, NULL, 0);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	ev.provider = tu_guid("11111111-2222-3333-4444-555555555556");
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	ck_assert_int_eq(r->errcode, ETL_E_UNSUPPORTED);
+	/* classic events are not for manifests */
+	ev.kind = ETL_HDR_SYSTEM64;
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	etl_decoder_free(d);
+
+	/* without any manifest */
+	d = etl_decoder_new();
+	ev = mkev(3, 0, pay, sizeof pay);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	ck_assert_ptr_nonnull(strstr(r->error, "no schema for this event: provider=11111111-2222-3333-4444-555555555555, id=3, version=0"));
+	etl_decoder_free(d);
+}
+END_TEST
+
+static void write_tmp(const char *path, const char *text)
+{
+	tu_write_file(path, text, strlen(text));
+}
+
+START_TEST(test_load_errors)
+{
+	etl_decoder *d = etl_decoder_new();
+	char path[128];
+	snprintf(path, sizeof path, "/tmp/etl_manifest_test_%ld.man", (long)getpid());
+
+	ck_assert_int_eq(etl_decoder_add_manifest(d, "/nonexistent/x.man"), ETL_FAILED);
+	ck_assert_ptr_nonnull(strstr(etl_decoder_errmsg(d), "/nonexistent/x.man"));
+
+	write_tmp(path, "<instrumentationManifest>\n<instrumentation>\n<events>\n<provider name='a' guid='x'>\n</oops>\n");
+	ck_assert_int_eq(etl_decoder_add_manifest(d, path), ETL_FAILED);
+	{   /* "PATH:LINE: reason" with the line of the error (5 or the end, 6) */
+		const char *m = etl_decoder_errmsg(d);
+		ck_assert_msg(strncmp(m, path, strlen(path)) == 0 &&
+		              (strncmp(m + strlen(path), ":5:", 3) == 0 || strncmp(m + strlen(path), ":6:", 3) == 0), "%s", m);
+	}
+
+	write_tmp(path, "<instrumentationManifest><instrumentation><events>\n"
+	                "<provider name='a' guid='{11111111-2222-3333-4444-555555555555}'><templates>\n"
+	                "<template tid='t'>\n<data name='A' inType='win:Binary' length='Nope'/></template>\n"
+	                "</templates></provider></events></instrumentation></instrumentationManifest>\n");
+	ck_assert_int_eq(etl_decoder_add_manifest(d, path), ETL_FAILED);
+	ck_assert_msg(strstr(etl_decoder_errmsg(d), ":4: length=\"Nope\"") != NULL, "%s", etl_decoder_errmsg(d));
+
+	write_tmp(path, "<instrumentationManifest><instrumentation><events>\n"
+	                "<provider name='a' guid='bad'/></events></instrumentation></instrumentationManifest>\n");
+	ck_assert_int_eq(etl_decoder_add_manifest(d, path), ETL_FAILED);
+	ck_assert_ptr_nonnull(strstr(etl_decoder_errmsg(d), ":2: provider \"a\" has no valid guid"));
+
+	/* external entities are never loaded nor expanded */
+	write_tmp(path, "<?xml version='1.0'?>\n<!DOCTYPE m [<!ENTITY xxe SYSTEM 'file:///etc/passwd'>]>\n"
+	                "<instrumentationManifest><instrumentation><events>\n"
+	                "<provider name='p&xxe;' guid='{11111111-2222-3333-4444-555555555555}'><events>\n"
+	                "<event value='7' version='0' symbol='s&xxe;'/></events></provider>\n"
+	                "</events></instrumentation></instrumentationManifest>\n");
+	if (etl_decoder_add_manifest(d, path) == ETL_OK) {
+		const struct etl_decoded *r;
+		struct etl_event ev = mkev(7, 0, NULL, 0);
+		ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+		ck_assert_ptr_null(strstr(r->event_name, "root"));
+		ck_assert_ptr_null(strstr(r->provider_name, "root"));
+	}
+	unlink(path);
+
+	/* not a manifest */
+	write_tmp(path, "<html/>");
+	ck_assert_int_eq(etl_decoder_add_manifest(d, path), ETL_FAILED);
+	unlink(path);
+	etl_decoder_free(d);
+
+	/* a directory */
+	d = etl_decoder_new();
+	ck_assert_msg(etl_decoder_add_manifest(d, "testdata/manifests") == ETL_OK, "%s", etl_decoder_errmsg(d));
+	etl_decoder_free(d);
+}
+END_TEST
+
+/* ---- the corpus ------------------------------------------------------ */
+
+struct tally {
+	size_t ok, nosch, fail;
+};
+
+typedef void (*check_fn)(const struct etl_event *ev, const struct etl_decoded *r, size_t *state);
+
+static struct tally run_file(etl_decoder *d, const char *file, check_fn fn, size_t *state)
+{
+	struct tally t = { 0, 0, 0 };
+	char *path = tu_corpus_path(file);
+	etl_reader *rd = etl_reader_new();
+	const struct etl_event *ev;
+	int rc;
+	ck_assert_int_eq(etl_reader_open_file(rd, path), ETL_OK);
+	while ((rc = etl_reader_next(rd, &ev)) != ETL_END) {
+		if (rc == ETL_FATAL)
+			break;
+		if (rc != ETL_OK && rc != ETL_WARN)
+			continue;
+		const struct etl_decoded *r;
+		int st = etl_decoder_decode(d, ev, &r);
+		if (ev->kind != ETL_HDR_EVENT_HEADER32 && ev->kind != ETL_HDR_EVENT_HEADER64)
+			continue;           /* classic events: other decoders */
+		if (st == ETL_OK) {
+			ck_assert_int_eq(r->source, ETL_DECODE_MANIFEST);
+			t.ok++;
+			if (fn)
+				fn(ev, r, state);
+		} else if (r->errcode == ETL_E_UNSUPPORTED && strstr(r->error, "no schema")) {
+			t.nosch++;
+		} else {
+			t.fail++;
+			fprintf(stderr, "%s: %s\n", file, r->error);
+		}
+	}
+	etl_reader_free(rd);
+	free(path);
+	return t;
+}
+
+static etl_decoder *real_decoder(void)
+{
+	etl_decoder *d = etl_decoder_new();
+	char *dir = manifest_dir();
+	ck_assert_msg(etl_decoder_add_manifest(d, dir) == ETL_OK, "%s", etl_decoder_errmsg(d));
+	free(dir);
+	return d;
+}
+
+static const struct etl_prop *find(const struct etl_decoded *r, const char *name)
+{
+	for (uint32_t i = 0; i < r->n_props; i++)
+		if (strcmp(r->props[i].name, name) == 0)
+			return &r->props[i];
+	return NULL;
+}
+
+static void gc_check(const struct etl_event *ev, const struct etl_decoded *r, size_t *state)
+{
+	if (ev->id != 1 || (*state)++ != 0)
+		return;
+	/* first GCStart_V2: 01000000 01000000 01000000 00000000 0800 ... */
+	ck_assert_str_eq(r->event_name, "GCStart_V2");
+	ck_assert_str_eq(r->provider_name, "Microsoft-Windows-DotNETRuntime");
+	ck_assert_uint_eq(find(r, "Count")->v.u, 1);
+	ck_assert_uint_eq(find(r, "Depth")->v.u, 1);
+	ck_assert_uint_eq(find(r, "Reason")->v.u, 1);
+	ck_assert_str_eq(find(r, "Reason")->map_name, "Induced");
+	ck_assert_uint_eq(find(r, "ClrInstanceID")->v.u, 8);
+	ck_assert_ptr_nonnull(strstr(r->message, "Reason=Induced"));
+}
+
+START_TEST(test_corpus_clr)
+{
+	etl_decoder *d = real_decoder();
+	size_t st = 0;
+	struct tally t = run_file(d, "clr-gc-circular.etl", gc_check, &st);
+	ck_assert_uint_eq(t.fail, 0);
+	ck_assert_uint_eq(t.ok, 50);
+	/* 19 events of ids 202/204/205/208/209, which ClrEtwAll.man does not
+	 * define */
+	ck_assert_uint_eq(t.nosch, 19);
+	ck_assert_uint_eq(st, 2);
+	t = run_file(d, "clr-rundown-32bit-compressed.etl", NULL, NULL);
+	ck_assert_uint_eq(t.fail, 0);
+	ck_assert_uint_eq(t.ok, 1);
+	t = run_file(d, "perfview-kernel-clr-x64-compressed.etl", NULL, NULL);
+	ck_assert_uint_eq(t.fail, 0);
+	ck_assert_uint_eq(t.ok, 68009);
+	etl_decoder_free(d);
+}
+END_TEST
+
+static void http_check(const struct etl_event *ev, const struct etl_decoded *r, size_t *state)
+{
+	if (ev->id != 2 || (*state)++ != 0)
+		return;
+	/* 30457c0380faffff 04000000 "http://georgis2:80/windir.txt" */
+	ck_assert_uint_eq(find(r, "RequestObj")->v.u, 0xfffffa80037c4530ull);
+	ck_assert_uint_eq(find(r, "HttpVerb")->v.u, 4);
+	ck_assert_str_eq(find(r, "Url")->v.str.s, "http://georgis2:80/windir.txt");
+	ck_assert_uint_eq(find(r, "Url")->payload_offset, 12);
+	ck_assert_ptr_nonnull(strstr(r->message, "with URI http://georgis2:80/windir.txt"));
+}
+
+static void proc_check(const struct etl_event *ev, const struct etl_decoded *r, size_t *state)
+{
+	if (ev->id != 1 || (*state)++ != 0)
+		return;
+	/* e8160000 (5864) FILETIME fc0c0000 (3324) 01000000 "\Device\..." */
+	ck_assert_str_eq(r->event_name, "ProcessStart_V0");
+	ck_assert_uint_eq(find(r, "ProcessID")->v.u, 5864);
+	ck_assert_uint_eq(find(r, "ParentProcessID")->v.u, 3324);
+	ck_assert_uint_eq(find(r, "SessionID")->v.u, 1);
+	ck_assert_str_eq(find(r, "ImageName")->v.str.s,
+	                 "\\Device\\HarddiskVolume2\\Program Files (x86)\\Microsoft Visual Studio 10.0\\Common7\\IDE\\devenv.exe");
+}
+
+START_TEST(test_corpus_http_process)
+{
+	etl_decoder *d = real_decoder();
+	size_t st = 0;
+	struct tally t = run_file(d, "win7-httpservice-manifest.etl", http_check, &st);
+	ck_assert_uint_eq(t.fail, 0);
+	ck_assert_uint_eq(t.ok, 2041);
+	ck_assert_uint_eq(t.nosch, 0);
+	ck_assert_uint_eq(st, 291);
+	st = 0;
+	t = run_file(d, "win7-kernel-process-manifest.etl", proc_check, &st);
+	ck_assert_uint_eq(t.fail, 0);
+	ck_assert_uint_eq(t.ok, 10343);
+	ck_assert_uint_eq(t.nosch, 0);
+	ck_assert_uint_ge(st, 1);
+	etl_decoder_free(d);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("manifest");
+	TCase *tc = tcase_create("manifest");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_features);
+	tcase_add_test(tc, test_names_messages);
+	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_corpus_clr);
+	tcase_add_test(tc, test_corpus_http_process);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
