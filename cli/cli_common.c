@@ -171,6 +171,16 @@ int cli_filter_option(struct cli_filter *f, int opt, const char *arg, char *err,
 			if (!(f->names[f->n_names] = strdup(arg)))
 				return set_err(err, errlen, "provider", arg, "out of memory");
 			f->n_names++;
+			/* EventSource and TraceLogging providers take their GUID from
+			 * their name (decoding.md §7): match that GUID too, so the name
+			 * works even where the trace does not carry it. */
+			if (etl_provider_guid_from_name(arg, &g) == ETL_OK) {
+				struct etl_guid *gn = realloc(f->guids, (f->n_guids + 1) * sizeof *gn);
+				if (!gn)
+					return set_err(err, errlen, "provider", arg, "out of memory");
+				f->guids = gn;
+				f->guids[f->n_guids++] = g;
+			}
 		}
 		break;
 	}
@@ -253,7 +263,9 @@ int cli_filter_option(struct cli_filter *f, int opt, const char *arg, char *err,
 void cli_filter_usage(FILE *out)
 {
 	fputs("Filters (all given conditions must hold; repeated --provider/--type: any):\n"
-	      "      --provider GUID|NAME  events of this provider (name: case-insensitive)\n"
+	      "      --provider GUID|NAME  events of this provider (name: case-insensitive;\n"
+	      "                            EventSource/TraceLogging names also match the\n"
+	      "                            GUID derived from the name)\n"
 	      "      --id N                event id (EVENT_HEADER id, WPP message number,\n"
 	      "                            kernel HookId)\n"
 	      "      --opcode N            opcode\n"
