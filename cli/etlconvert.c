@@ -93,6 +93,8 @@ struct options {
 	const char **manifests;    /* every --manifest PATH, in order        */
 	int n_manifests;
 	const char *tmf;           /* last --tmf PATH, or NULL               */
+	const char **tmfs;         /* every --tmf PATH, in order             */
+	int n_tmfs;
 	struct cli_filter filter;
 };
 
@@ -130,7 +132,8 @@ static void usage(void)
 	       "                        is SECONDS or more after the current file's first one\n"
 	       "      --manifest PATH   instrumentation manifest (file, or directory of\n"
 	       "                        *.man/*.xml) for decoding; repeatable\n"
-	       "      --tmf PATH        WPP trace message format file (not supported yet)\n"
+	       "      --tmf PATH        WPP trace message format file (file, or directory\n"
+	       "                        of *.tmf) for decoding; repeatable\n"
 	       "  -q, --quiet           no progress display on stderr\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n"
@@ -1390,6 +1393,16 @@ static int convert_render(struct options *o, char **paths, int n)
 			return mrc == ETL_FATAL ? EXIT_IO : EXIT_USAGE;
 		}
 	}
+	for (int i = 0; i < o->n_tmfs; i++) {
+		int trc = etl_decoder_add_tmf(dec, o->tmfs[i]);
+		if (trc != ETL_OK) {
+			fprintf(stderr, PROG ": --tmf: %s\n", etl_decoder_errmsg(dec));
+			etl_output_free(out);
+			etl_decoder_free(dec);
+			free_inputs(ins, n);
+			return trc == ETL_FATAL ? EXIT_IO : EXIT_USAGE;
+		}
+	}
 	if (sink_open(&sk, o->output) != 0) {
 		sink_report(&sk);
 		sink_close(&sk, 0);
@@ -1538,7 +1551,13 @@ int main(int argc, char **argv)
 			}
 			o.manifest = o.manifests[o.n_manifests++] = optarg;
 			break;
-		case OPT_TMF: o.tmf = optarg; break;
+		case OPT_TMF:
+			if (!o.tmfs && !(o.tmfs = calloc((size_t)argc, sizeof *o.tmfs))) {
+				fprintf(stderr, PROG ": out of memory\n");
+				goto usage_fail;
+			}
+			o.tmf = o.tmfs[o.n_tmfs++] = optarg;
+			break;
 		case 'q': o.quiet = 1; break;
 		case 'h':
 			usage();
@@ -1575,8 +1594,6 @@ int main(int argc, char **argv)
 		else if (o.compress >= 0)
 			conflict = "--compress and --no-compress go with -f etl only, not -f %s (a name ending "
 			           "in .gz or .lz4 compresses the output)";
-		else if (o.tmf)
-			conflict = "--tmf is not supported yet (WPP events are written with their payload in hex)";
 	} else if (o.manifest || o.tmf)
 		conflict = "--manifest and --tmf go with the xml, json, jsonl, csv and text formats";
 	else if (!o.output)
@@ -1607,10 +1624,12 @@ int main(int argc, char **argv)
 		rc = convert_etl(&o, argv + optind, nfiles);
 	cli_filter_free(&o.filter);
 	free(o.manifests);
+	free(o.tmfs);
 	return rc;
 
 usage_fail:
 	cli_filter_free(&o.filter);
 	free(o.manifests);
+	free(o.tmfs);
 	return EXIT_USAGE;
 }

@@ -243,6 +243,59 @@ int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
  *  events of a failed file are not added); ETL_FATAL on out-of-memory. */
 int etl_decoder_add_manifest(etl_decoder *d, const char *path);
 
+/*! etl_decoder_add_tmf() : loads WPP trace message format files
+ *  (decoding.md §5.2) into d: a .tmf file, or a directory whose every *.tmf
+ *  file is loaded (in name order). Repeatable; the first definition of a
+ *  (message GUID, message number) wins. Files over 64 MiB are refused.
+ *  Accepted syntax, one item per line: `//` comment lines; the GUID line
+ *  `<message GUID> <component> [// SRC=...]`, which applies to the messages
+ *  after it; `#typev <file_line> <number> "<format>" [// LEVEL=.. FLAGS=..
+ *  FUNC=..]`, optionally followed by `{`, one `<name>, Item<Type> -- <N>`
+ *  line per argument (in payload order) and `}`; other `#` directives
+ *  (with their `{ }` block) are skipped.
+ *  Item types: ItemChar, ItemUChar, ItemShort, ItemUShort, ItemLong,
+ *  ItemULong, ItemULongX, ItemLongLong, ItemLongLongX, ItemLongLongXX,
+ *  ItemLongLongO, ItemULongLong, ItemULongLongX, ItemULongLongXX, ItemPtr
+ *  (ev->ptr_size bytes), ItemString (8-bit, Latin-1, NUL-terminated),
+ *  ItemWString (UTF-16, NUL-terminated), ItemPString / ItemPWString (u16
+ *  byte count + chars), ItemGuid, ItemNTSTATUS, ItemHRESULT, ItemWINERROR
+ *  (4 bytes), ItemDouble, ItemIPAddr (4 bytes), ItemPort (2 bytes, network
+ *  order), ItemEnum(Name) (4 bytes, shown as a number) and
+ *  ItemListByte/Short/Long(a,b=5,c) (1/2/4 bytes; the value's name is the
+ *  property's map_name).
+ *  WPP events (source ETL_DECODE_WPP): MESSAGE events are looked up by
+ *  (ev->provider = message GUID, ev->id = message number); without a
+ *  definition (or without a message GUID) the event fails with the "no
+ *  schema for this event" error above. Results:
+ *    - one top-level property per argument, named by the TMF argument
+ *      expression, in TMF order; kinds as for manifests (ItemNTSTATUS,
+ *      ItemHRESULT, ItemWINERROR, ItemIPAddr, ItemPort carry the matching
+ *      out_type; ItemULongX / ...X hex out-types);
+ *    - provider_name is the GUID line's component, event_name the FUNC=
+ *      value (else the file_line), level_name the LEVEL= value,
+ *      keywords_name the FLAGS= value;
+ *    - message: the format string alone (no tracefmt prefix): %0 removed,
+ *      %% a percent sign, %N or %N!fmt! the argument whose index is N
+ *      (printf conversions d i u x X o c s S p e f g, with flags, width,
+ *      precision; length modifiers h l ll I64 I32 w are accepted and
+ *      ignored, integers are converted at the argument's size), without
+ *      such an argument %1..%9 are tracefmt's prefix fields (component,
+ *      file_line, thread id, timestamp, kernel time, user time, sequence,
+ *      process id, CPU); %!NAME! is the NAME= value of the #typev comment
+ *      (%!COMPNAME! the component). Default texts: integers in decimal,
+ *      X types 0x-hex, ItemPtr and %p 0x-less zero-padded upper-case hex
+ *      (with 0x when shown without %p), status codes 0x%08X, IP addresses
+ *      dotted, GUIDs lower-case without braces, doubles %g, list values
+ *      their name;
+ *    - an argument blob shorter than the argument list fails the event
+ *      (ETL_E_TRUNCATED, naming the argument and offset); a NUL-terminated
+ *      string reaching the end of the blob without its NUL is taken whole;
+ *      trailing bytes are ignored.
+ *  @return : ETL_OK; ETL_FAILED with etl_decoder_errmsg() naming the file
+ *  and line ("FILE:LINE: reason") for unreadable or invalid files (the
+ *  messages of a failed file are not added); ETL_FATAL on out-of-memory. */
+int etl_decoder_add_tmf(etl_decoder *d, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -120,4 +120,41 @@ size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out);
 int etl__mf_match(const struct etl_event *ev);
 int etl__mf_decode(etl_decoder *d, const struct etl_event *ev);
 
+/* Loads manifest XML held in memory (len bytes at xml, not NUL-terminated)
+ * into the decoder's manifest set, as etl_decoder_add_manifest() does for a
+ * file; name stands for the file in etl_decoder_errmsg() messages. Returns
+ * ETL_OK, ETL_FAILED (errmsg set, no event of it added) or ETL_FATAL. */
+int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_t len);
+
+/* ---- in-band EventSource manifests (lib/etl_inband.c) ----------------- */
+
+/* EVENT_HEADER events with id 0xFFFE and opcode 0xFE (EventSource's
+ * ManifestData event) without an EVENT_SCHEMA_TL item. decode() shows the
+ * ManifestEnvelope and the chunk as properties (event_name "ManifestData")
+ * and assembles the chunks per provider GUID; the complete manifest is
+ * loaded with etl__mf_load_memory(), so the provider's later events decode
+ * through etl__mf_decode(). Must come before the manifest row of the
+ * dispatch table. */
+#define ETL_INBAND_EVENT_ID   0xFFFEu
+#define ETL_INBAND_OPCODE     0xFEu
+#define ETL_INBAND_MAX_BYTES  (16u * 1024u * 1024u)   /* chunks being assembled, all providers */
+#define ETL_INBAND_MAX_LOADED (64u * 1024u * 1024u)   /* manifest bytes loaded per decoder */
+int etl__inband_match(const struct etl_event *ev);
+int etl__inband_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* ---- WPP / TMF (lib/etl_wpp.c) ---------------------------------------- */
+
+/* WPP messages (decoding.md §5): every MESSAGE event. decode() looks the
+ * (message GUID, message number) up in the TMF files loaded with
+ * etl_decoder_add_tmf() (kept in the schema cache under a reserved key) and
+ * fails with the dispatcher's "no schema for this event" message
+ * (ETL_E_UNSUPPORTED) when none defines it. */
+int etl__wpp_match(const struct etl_event *ev);
+int etl__wpp_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* Parses TMF text (len bytes, need not be NUL-terminated) as if read from
+ * the file `name` (used in error messages) and adds its messages to d.
+ * Same results as etl_decoder_add_tmf(). For the fuzzer and tests. */
+int etl__wpp_parse_tmf(etl_decoder *d, const char *name, const char *text, size_t len);
+
 #endif /* ETL_DECODE_PRIVATE_H */

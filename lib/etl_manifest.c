@@ -745,6 +745,8 @@ static struct mf_set *get_set(etl_decoder *d, int create)
 	return s;
 }
 
+static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParserCtxtPtr ctx, xmlDocPtr doc);
+
 static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 {
 	struct stat st;
@@ -762,6 +764,13 @@ static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 		return ETL_FATAL;
 	}
 	xmlDocPtr doc = xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	return load_doc(d, s, path, ctx, doc);
+}
+
+/* Loads a parsed document (NULL: the parse failed) into s; frees doc and
+ * ctx. path names the source in messages. */
+static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParserCtxtPtr ctx, xmlDocPtr doc)
+{
 	if (!doc) {
 		const xmlError *e = xmlCtxtGetLastError(ctx);
 		char msg[160] = "not well-formed XML";
@@ -798,6 +807,26 @@ static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 	}
 	qsort(s->events, s->n_events, sizeof *s->events, cmp_event);
 	return ETL_OK;
+}
+
+/* In-band manifests (lib/etl_inband.c): manifest XML held in memory. */
+int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_t len)
+{
+	if (!d || !name || (!xml && len))
+		return ETL_FAILED;
+	if (len > MF_MAX_FILE_BYTES) {
+		set_errmsg(d, "%s: manifest larger than %u bytes", name, MF_MAX_FILE_BYTES);
+		return ETL_FAILED;
+	}
+	struct mf_set *s = get_set(d, 1);
+	xmlParserCtxtPtr ctx = s ? xmlNewParserCtxt() : NULL;
+	if (!ctx) {
+		set_errmsg(d, "%s: out of memory", name);
+		return ETL_FATAL;
+	}
+	xmlDocPtr doc = xmlCtxtReadMemory(ctx, len ? xml : "", (int)len, NULL, NULL,
+	                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	return load_doc(d, s, name, ctx, doc);
 }
 
 static int has_suffix(const char *name, const char *suf)
