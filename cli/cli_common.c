@@ -359,74 +359,15 @@ int cli_filter_match(struct cli_filter *f, const struct etl_event *ev)
 
 /* ---- JSON and text escaping ------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+static int file_sink(void *ctx, const void *p, size_t n)
 {
-	unsigned char c = p[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xBF;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F;             /* no UTF-16 surrogates */
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xBF)
-			return 0;
-	return len;
+	fwrite(p, 1, n, ctx);
+	return 0;
 }
 
 void cli_json_string_n(FILE *out, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run = 0;
-	putc('"', out);
-	while (i < n) {
-		unsigned char c = p[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7F) {
-			i++;
-			continue;
-		}
-		size_t len = c >= 0x80 ? utf8_len(p + i, n - i) : 0;
-		if (len) {
-			i += len;
-			continue;
-		}
-		if (i > run)
-			fwrite(p + run, 1, i - run, out);
-		if (c == '"' || c == '\\') {
-			putc('\\', out);
-			putc(c, out);
-		} else if (c < 0x80) {
-			char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
-			fputs(esc, out);
-		} else {
-			fputs("\\ufffd", out);
-		}
-		i++;
-		run = i;
-	}
-	if (n > run)
-		fwrite(p + run, 1, n - run, out);
-	putc('"', out);
+	etl_json_escape(s, n, ETL_JSON_ESCAPE_U00XX, file_sink, out);
 }
 
 void cli_json_string(FILE *out, const char *s)

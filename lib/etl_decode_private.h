@@ -157,4 +157,39 @@ int etl__wpp_decode(etl_decoder *d, const struct etl_event *ev);
  * Same results as etl_decoder_add_tmf(). For the fuzzer and tests. */
 int etl__wpp_parse_tmf(etl_decoder *d, const char *name, const char *text, size_t len);
 
+/* ---- message rendering (lib/etl_message.c) ---------------------------- */
+
+/* A growable NUL-terminated string for rendering messages; max caps its
+ * length (bytes past it are dropped). Start with ETL_MSGBUF_INIT(max). */
+struct etl_msgbuf {
+	char *p;
+	size_t n, cap, max;
+	int oom;                    /* an allocation failed                  */
+};
+#define ETL_MSGBUF_INIT(max) { NULL, 0, 0, (max), 0 }
+
+/* Appends n bytes of s; dropped whole when b->max would be exceeded, sets
+ * b->oom when memory runs out. */
+void etl__msg_add(struct etl_msgbuf *b, const char *s, size_t n);
+/* Appends the NUL-terminated s. */
+void etl__msg_str(struct etl_msgbuf *b, const char *s);
+
+/* Copies the text into decoder string storage at *out and frees b's memory.
+ * Returns 0 (with *out NULL) when b->oom is set or memory runs out. */
+int etl__msg_finish(etl_decoder *d, struct etl_msgbuf *b, const char **out);
+
+/* Appends the default text of a property: its map name, else the value
+ * (hex for hex types, {GUID}, 0x-prefixed hex bytes for binary / SID). */
+void etl__msg_prop_text(struct etl_msgbuf *b, const struct etl_prop *p);
+
+/* !fmt! inserts: spec holds "%" plus the flags, width and precision (k
+ * bytes, room for 4 more). etl__msg_fmt_text() appends text (then frees it)
+ * through spec + "s" in a lim-byte scratch (inserts of 200 bytes or more
+ * unformatted); b->oom set if text->oom. etl__msg_fmt_int() appends a
+ * value through spec + "c" (low byte of u), "lld" (iv, for conv d / i) or
+ * "ll" conv (u). lim is at most 512. */
+void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_msgbuf *text, size_t lim);
+void etl__msg_fmt_int(struct etl_msgbuf *b, char *spec, size_t k, char conv, long long iv,
+                      unsigned long long u, size_t lim);
+
 #endif /* ETL_DECODE_PRIVATE_H */

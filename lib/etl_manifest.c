@@ -1345,81 +1345,10 @@ static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32
 
 /* ---- message rendering ----------------------------------------------- */
 
-struct sbuf {
-	char *p;
-	size_t n, cap;
-	int oom;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->oom || n > MF_MAX_MESSAGE - b->n)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static void prop_text(struct sbuf *b, const struct etl_prop *p)
-{
-	char t[128];
-	if (p->map_name) {
-		sb_str(b, p->map_name);
-		return;
-	}
-	switch (p->kind) {
-	case ETL_VAL_BOOL: sb_str(b, p->v.u ? "true" : "false"); return;
-	case ETL_VAL_INT: snprintf(t, sizeof t, "%lld", (long long)p->v.i); break;
-	case ETL_VAL_UINT:
-		if (p->out_type >= ETL_OUT_HEXINT8 && p->out_type <= ETL_OUT_HEXINT64)
-			snprintf(t, sizeof t, "0x%llX", (unsigned long long)p->v.u);
-		else if (p->in_type == ETL_IN_POINTER || p->in_type == ETL_IN_HEXINT32 || p->in_type == ETL_IN_HEXINT64)
-			snprintf(t, sizeof t, "0x%llX", (unsigned long long)p->v.u);
-		else
-			snprintf(t, sizeof t, "%llu", (unsigned long long)p->v.u);
-		break;
-	case ETL_VAL_FLOAT: snprintf(t, sizeof t, "%g", p->v.f); break;
-	case ETL_VAL_FILETIME: snprintf(t, sizeof t, "%lld", (long long)p->v.i); break;
-	case ETL_VAL_STRING: sb_add(b, p->v.str.s, p->v.str.len); return;
-	case ETL_VAL_GUID: {
-		char g[ETL_GUID_STRLEN];
-		etl_guid_format(&p->v.guid, g);
-		snprintf(t, sizeof t, "{%s}", g);
-		break;
-	}
-	case ETL_VAL_BINARY: case ETL_VAL_SID:
-		sb_str(b, "0x");
-		for (size_t i = 0; i < p->v.bin.len && i < 4096; i++) {
-			snprintf(t, sizeof t, "%02X", p->v.bin.p[i]);
-			sb_str(b, t);
-		}
-		return;
-	default: return;
-	}
-	sb_str(b, t);
-}
-
 /* %N!fmt!: a printf conversion applied to the value. */
-static void prop_fmt(struct sbuf *b, const struct etl_prop *p, const char *fmt, size_t fl)
+static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char *fmt, size_t fl)
 {
-	char spec[32], t[256];
+	char spec[32];
 	size_t k = 0;
 	char conv = fl ? fmt[fl - 1] : 's';
 	spec[k++] = '%';
@@ -1429,52 +1358,26 @@ static void prop_fmt(struct sbuf *b, const struct etl_prop *p, const char *fmt, 
 			spec[k++] = ch;     /* flags, width, precision; drop h l I64 */
 	}
 	if (p->map_name || p->kind == ETL_VAL_STRING || !strchr("diuxXoc", conv)) {
-		struct sbuf tmp = { 0 };
-		prop_text(&tmp, p);
-		if (tmp.oom) {
-			b->oom = 1;
-			return;
-		}
-		spec[k++] = 's';
-		spec[k] = 0;
-		if (tmp.n < 200) {
-			snprintf(t, sizeof t, spec, tmp.p ? tmp.p : "");
-			sb_str(b, t);
-		} else {
-			sb_add(b, tmp.p, tmp.n);
-		}
-		free(tmp.p);
+		struct etl_msgbuf tmp = ETL_MSGBUF_INIT(MF_MAX_MESSAGE);
+		etl__msg_prop_text(&tmp, p);
+		etl__msg_fmt_text(b, spec, k, &tmp, 256);
 		return;
 	}
 	long long iv = p->kind == ETL_VAL_INT || p->kind == ETL_VAL_FILETIME ? p->v.i : (long long)p->v.u;
 	if (p->kind == ETL_VAL_FLOAT)
 		iv = (long long)p->v.f;
-	if (conv == 'c') {
-		spec[k++] = 'c';
-		spec[k] = 0;
-		snprintf(t, sizeof t, spec, (int)(unsigned char)iv);
-	} else {
-		spec[k++] = 'l';
-		spec[k++] = 'l';
-		spec[k++] = conv == 'i' ? 'd' : conv;
-		spec[k] = 0;
-		if (conv == 'd' || conv == 'i')
-			snprintf(t, sizeof t, spec, iv);
-		else
-			snprintf(t, sizeof t, spec, (unsigned long long)iv);
-	}
-	sb_str(b, t);
+	etl__msg_fmt_int(b, spec, k, conv, iv, (unsigned long long)iv, 256);
 }
 
 static int render_message(etl_decoder *d, const char *msg, uint32_t n_top, const char **out)
 {
-	struct sbuf b = { 0 };
+	struct etl_msgbuf b = ETL_MSGBUF_INIT(MF_MAX_MESSAGE);
 	*out = NULL;
 	for (const char *s = msg; *s && !b.oom;) {
 		if (*s != '%') {
 			const char *e = strchr(s, '%');
 			size_t n = e ? (size_t)(e - s) : strlen(s);
-			sb_add(&b, s, n);
+			etl__msg_add(&b, s, n);
 			s += n;
 			continue;
 		}
@@ -1498,32 +1401,20 @@ static int render_message(etl_decoder *d, const char *msg, uint32_t n_top, const
 				if (fmt)
 					prop_fmt(&b, p, fmt, fl);
 				else
-					prop_text(&b, p);
+					etl__msg_prop_text(&b, p);
 			}
 			continue;
 		}
 		switch (*s) {
-		case 'n': sb_str(&b, "\n"); s++; break;
-		case 't': sb_str(&b, "\t"); s++; break;
-		case 'r': sb_str(&b, "\r"); s++; break;
+		case 'n': etl__msg_str(&b, "\n"); s++; break;
+		case 't': etl__msg_str(&b, "\t"); s++; break;
+		case 'r': etl__msg_str(&b, "\r"); s++; break;
 		case '0': s = ""; break;
-		case 0: sb_str(&b, "%"); break;
-		default: sb_add(&b, s, 1); s++; break;   /* %% %! %. and others */
+		case 0: etl__msg_str(&b, "%"); break;
+		default: etl__msg_add(&b, s, 1); s++; break;   /* %% %! %. and others */
 		}
 	}
-	if (b.oom) {
-		free(b.p);
-		return 0;
-	}
-	char *r = etl__dec_alloc(d, b.n + 1);
-	if (r) {
-		if (b.n)
-			memcpy(r, b.p, b.n);
-		r[b.n] = 0;
-		*out = r;
-	}
-	free(b.p);
-	return r != NULL;
+	return etl__msg_finish(d, &b, out);
 }
 
 /* ---- the per-source decoder ------------------------------------------ */
@@ -1587,14 +1478,14 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 	}
 	/* keyword names from the event's keyword mask */
 	{
-		struct sbuf kb = { 0 };
+		struct etl_msgbuf kb = ETL_MSGBUF_INIT(MF_MAX_MESSAGE);
 		for (size_t i = 0; i < e->prov->n_keywords; i++) {
 			const struct mf_named *k = &e->prov->keywords[i];
 			if (!k->value || !k->name || (ev->keyword & k->value) != k->value)
 				continue;
 			if (kb.n)
-				sb_str(&kb, " ");
-			sb_str(&kb, k->name);
+				etl__msg_str(&kb, " ");
+			etl__msg_str(&kb, k->name);
 		}
 		if (kb.oom) {
 			free(kb.p);

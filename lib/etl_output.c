@@ -230,18 +230,16 @@ void etl__out_clean(struct etl_outbuf *b, const char *s, size_t n, int keep_tlc)
 	etl__ob_put(b, p + run, n - run);
 }
 
-void etl__out_json_string(struct etl_outbuf *b, const char *s, size_t n)
+int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn write, void *ctx)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, run = 0;
-	if (!s) {
-		etl__ob_puts(b, "null");
-		return;
-	}
-	etl__ob_putc(b, '"');
+	unsigned char top = flags & ETL_JSON_ESCAPE_U00XX ? 0x7F : 0x80;
+	if (write(ctx, "\"", 1) != 0)
+		return -1;
 	while (i < n) {
 		unsigned char c = p[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+		if (c >= 0x20 && c != '"' && c != '\\' && c < top) {
 			i++;
 			continue;
 		}
@@ -250,28 +248,50 @@ void etl__out_json_string(struct etl_outbuf *b, const char *s, size_t n)
 			i += len;
 			continue;
 		}
-		etl__ob_put(b, p + run, i - run);
+		if (i > run && write(ctx, p + run, i - run) != 0)
+			return -1;
+		const char *short_esc = NULL;
 		switch (c) {
-		case '"': etl__ob_puts(b, "\\\""); break;
-		case '\\': etl__ob_puts(b, "\\\\"); break;
-		case '\n': etl__ob_puts(b, "\\n"); break;
-		case '\r': etl__ob_puts(b, "\\r"); break;
-		case '\t': etl__ob_puts(b, "\\t"); break;
-		case '\b': etl__ob_puts(b, "\\b"); break;
-		case '\f': etl__ob_puts(b, "\\f"); break;
-		default:
-			if (c < 0x20) {
-				char esc[6] = { '\\', 'u', '0', '0', hexdig_lc[c >> 4], hexdig_lc[c & 15] };
-				etl__ob_put(b, esc, 6);
-			} else {
-				etl__ob_puts(b, "\\ufffd");
-			}
+		case '"': short_esc = "\\\""; break;
+		case '\\': short_esc = "\\\\"; break;
+		case '\n': short_esc = "\\n"; break;
+		case '\r': short_esc = "\\r"; break;
+		case '\t': short_esc = "\\t"; break;
+		case '\b': short_esc = "\\b"; break;
+		case '\f': short_esc = "\\f"; break;
+		default: break;
+		}
+		if (short_esc && (c == '"' || c == '\\' || !(flags & ETL_JSON_ESCAPE_U00XX))) {
+			if (write(ctx, short_esc, 2) != 0)
+				return -1;
+		} else if (c < 0x80) {
+			char esc[6] = { '\\', 'u', '0', '0', hexdig_lc[c >> 4], hexdig_lc[c & 15] };
+			if (write(ctx, esc, 6) != 0)
+				return -1;
+		} else if (write(ctx, "\\ufffd", 6) != 0) {
+			return -1;
 		}
 		i++;
 		run = i;
 	}
-	etl__ob_put(b, p + run, n - run);
-	etl__ob_putc(b, '"');
+	if (n > run && write(ctx, p + run, n - run) != 0)
+		return -1;
+	return write(ctx, "\"", 1);
+}
+
+static int ob_sink(void *ctx, const void *p, size_t n)
+{
+	etl__ob_put(ctx, p, n);
+	return 0;
+}
+
+void etl__out_json_string(struct etl_outbuf *b, const char *s, size_t n)
+{
+	if (!s) {
+		etl__ob_puts(b, "null");
+		return;
+	}
+	etl_json_escape(s, n, 0, ob_sink, b);
 }
 
 static void put_xnn(struct etl_outbuf *b, unsigned char c)

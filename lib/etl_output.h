@@ -115,6 +115,16 @@ int etl_output_errcode(const etl_output *o);
  *  if none. Owned by the handle. */
 const char *etl_output_errmsg(const etl_output *o);
 
+/*! etl_json_escape() : writes n bytes of s as a JSON string literal,
+ *  quotes included, through write(ctx, ...) (in runs). Valid UTF-8 passes
+ *  through; '"' and '\\' become \" and \\; \b \f \n \r \t their short
+ *  escapes; other control characters \u00XX; bytes that are not valid
+ *  UTF-8 \ufffd. With ETL_JSON_ESCAPE_U00XX every control character and
+ *  DEL (0x7F) becomes \u00XX instead. The output is valid JSON whatever s
+ *  holds. @return : 0, or -1 as soon as write() fails. */
+#define ETL_JSON_ESCAPE_U00XX 1u
+int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn write, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

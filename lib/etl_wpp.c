@@ -1028,49 +1028,19 @@ static int dec_arg(etl_decoder *d, const struct etl_event *ev, struct etl_cur *c
 
 /* ---- message rendering ----------------------------------------------- */
 
-struct sbuf {
-	char *p;
-	size_t n, cap;
-	int oom;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->oom || n > WPP_MAX_MESSAGE - b->n)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 /* Default text of a value (no printf conversion given). */
-static void val_text(struct sbuf *b, const struct etl_prop *p, const struct wpp_val *v, unsigned ptr)
+static void val_text(struct etl_msgbuf *b, const struct etl_prop *p, const struct wpp_val *v, unsigned ptr)
 {
 	char t[128];
-	if (p->map_name) {
-		sb_str(b, p->map_name);
+	if (p->map_name || (p->kind != ETL_VAL_UINT && p->kind != ETL_VAL_GUID)) {
+		/* map names, signed, floating-point and string values */
+		if (p->map_name || p->kind == ETL_VAL_INT || p->kind == ETL_VAL_FLOAT || p->kind == ETL_VAL_STRING)
+			etl__msg_prop_text(b, p);
 		return;
 	}
-	switch (p->kind) {
-	case ETL_VAL_INT: snprintf(t, sizeof t, "%lld", (long long)p->v.i); break;
-	case ETL_VAL_UINT:
+	if (p->kind == ETL_VAL_GUID) {
+		etl_guid_format(&p->v.guid, t);
+	} else {
 		switch (v->arg->item) {
 		case WI_PTR: snprintf(t, sizeof t, "0x%0*llX", (int)(ptr * 2), (unsigned long long)p->v.u); break;
 		case WI_NTSTATUS: case WI_HRESULT: case WI_WINERROR:
@@ -1088,18 +1058,13 @@ static void val_text(struct sbuf *b, const struct etl_prop *p, const struct wpp_
 				snprintf(t, sizeof t, "%llu", (unsigned long long)p->v.u);
 			break;
 		}
-		break;
-	case ETL_VAL_FLOAT: snprintf(t, sizeof t, "%g", p->v.f); break;
-	case ETL_VAL_STRING: sb_add(b, p->v.str.s, p->v.str.len); return;
-	case ETL_VAL_GUID: etl_guid_format(&p->v.guid, t); break;
-	default: return;
 	}
-	sb_str(b, t);
+	etl__msg_str(b, t);
 }
 
 /* %N!fmt!: the printf conversion fmt (flags, width, precision, length
  * modifiers h l ll I64 I32 w z dropped) applied to the value. */
-static void val_fmt(struct sbuf *b, const struct etl_prop *p, const struct wpp_val *v, unsigned ptr,
+static void val_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const struct wpp_val *v, unsigned ptr,
                     const char *fmt, size_t fl)
 {
 	char spec[40], t[512];
@@ -1122,30 +1087,18 @@ static void val_fmt(struct sbuf *b, const struct etl_prop *p, const struct wpp_v
 		spec[k++] = conv;
 		spec[k] = 0;
 		snprintf(t, sizeof t, spec, p->v.f);
-		sb_str(b, t);
+		etl__msg_str(b, t);
 		return;
 	}
 	if (numeric && conv == 'p') {
 		snprintf(t, sizeof t, "%0*llX", (int)(ptr * 2), (unsigned long long)p->v.u);
-		sb_str(b, t);
+		etl__msg_str(b, t);
 		return;
 	}
 	if (!numeric || p->map_name || !strchr("diuxXoc", conv)) {
-		struct sbuf tmp = { 0 };
+		struct etl_msgbuf tmp = ETL_MSGBUF_INIT(WPP_MAX_MESSAGE);
 		val_text(&tmp, p, v, ptr);
-		if (tmp.oom) {
-			b->oom = 1;
-			return;
-		}
-		spec[k++] = 's';
-		spec[k] = 0;
-		if (tmp.n < 200) {
-			snprintf(t, sizeof t, spec, tmp.p ? tmp.p : "");
-			sb_str(b, t);
-		} else {
-			sb_add(b, tmp.p, tmp.n);
-		}
-		free(tmp.p);
+		etl__msg_fmt_text(b, spec, k, &tmp, sizeof t);
 		return;
 	}
 	/* Integers: reinterpreted at the argument's size like C printf would. */
@@ -1153,35 +1106,21 @@ static void val_fmt(struct sbuf *b, const struct etl_prop *p, const struct wpp_v
 	unsigned size = v->size ? v->size : 8;
 	if (size < 8)
 		u &= (UINT64_C(1) << (size * 8)) - 1;
-	if (conv == 'c') {
-		spec[k++] = 'c';
-		spec[k] = 0;
-		snprintf(t, sizeof t, spec, (int)(unsigned char)u);
-	} else if (conv == 'd' || conv == 'i') {
+	long long iv = 0;
+	if (conv == 'd' || conv == 'i') {
 		/* unsigned types narrower than int are promoted without sign */
 		unsigned sh = v->is_signed || size >= 4 ? 64u - size * 8u : 0u;
-		long long iv = sh ? (long long)((int64_t)(u << sh) >> sh) : (long long)u;
-		spec[k++] = 'l';
-		spec[k++] = 'l';
-		spec[k++] = 'd';
-		spec[k] = 0;
-		snprintf(t, sizeof t, spec, iv);
-	} else {
-		spec[k++] = 'l';
-		spec[k++] = 'l';
-		spec[k++] = conv;
-		spec[k] = 0;
-		snprintf(t, sizeof t, spec, (unsigned long long)u);
+		iv = sh ? (long long)((int64_t)(u << sh) >> sh) : (long long)u;
 	}
-	sb_str(b, t);
+	etl__msg_fmt_int(b, spec, k, conv, iv, (unsigned long long)u, sizeof t);
 }
 
 /* Comment value NAME=... of the #typev line (the comment is kept whole). */
-static void comment_text(struct sbuf *b, const struct wpp_msg *m, const char *name, size_t n)
+static void comment_text(struct etl_msgbuf *b, const struct wpp_msg *m, const char *name, size_t n)
 {
 	if (n == 8 && memcmp(name, "COMPNAME", 8) == 0) {
 		if (m->component)
-			sb_str(b, m->component);
+			etl__msg_str(b, m->component);
 		return;
 	}
 	const char *c = m->comment;
@@ -1193,7 +1132,7 @@ static void comment_text(struct sbuf *b, const struct wpp_msg *m, const char *na
 			size_t j = i + n + 1, e = j;
 			while (e < cl && !is_space(c[e]))
 				e++;
-			sb_add(b, c + j, e - j);
+			etl__msg_add(b, c + j, e - j);
 			return;
 		}
 	}
@@ -1201,7 +1140,7 @@ static void comment_text(struct sbuf *b, const struct wpp_msg *m, const char *na
 
 /* Standard prefix fields %1..%9 (decoding.md §5.3) when no argument has
  * that index; as numbers with the conversion applied. */
-static void prefix_field(struct sbuf *b, const struct wpp_msg *m, const struct etl_event *ev, unsigned long k,
+static void prefix_field(struct etl_msgbuf *b, const struct wpp_msg *m, const struct etl_event *ev, unsigned long k,
                          const char *fmt, size_t fl)
 {
 	struct etl_prop p;
@@ -1244,14 +1183,14 @@ static void prefix_field(struct sbuf *b, const struct wpp_msg *m, const struct e
 static int render(etl_decoder *d, const struct etl_event *ev, const struct wpp_msg *m, const struct wpp_val *vals,
                   const char **out)
 {
-	struct sbuf b = { 0 };
+	struct etl_msgbuf b = ETL_MSGBUF_INIT(WPP_MAX_MESSAGE);
 	unsigned ptr = ev->ptr_size == 4 ? 4u : 8u;
 	*out = NULL;
 	for (const char *s = m->format; *s && !b.oom;) {
 		if (*s != '%') {
 			const char *e = strchr(s, '%');
 			size_t n = e ? (size_t)(e - s) : strlen(s);
-			sb_add(&b, s, n);
+			etl__msg_add(&b, s, n);
 			s += n;
 			continue;
 		}
@@ -1301,25 +1240,13 @@ static int render(etl_decoder *d, const struct etl_event *ev, const struct wpp_m
 			}
 		}
 		if (*s == 0) {
-			sb_str(&b, "%");
+			etl__msg_str(&b, "%");
 			break;
 		}
-		sb_add(&b, s, 1);                              /* %% and others */
+		etl__msg_add(&b, s, 1);                              /* %% and others */
 		s++;
 	}
-	if (b.oom) {
-		free(b.p);
-		return 0;
-	}
-	char *r = etl__dec_alloc(d, b.n + 1);
-	if (r) {
-		if (b.n)
-			memcpy(r, b.p, b.n);
-		r[b.n] = 0;
-		*out = r;
-	}
-	free(b.p);
-	return r != NULL;
+	return etl__msg_finish(d, &b, out);
 }
 
 /* ---- the per-source decoder ------------------------------------------ */
