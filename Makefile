@@ -149,7 +149,7 @@ FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -Ilib $(PKG_CFLAGS) -fsanitize=
 
 ## bench: measure reading speed (bench/read) against raw read() throughput
 bench: all
-	$(Q)sh bench/read
+	$(Q)sh bench/read && sh bench/convert
 
 ## install: install library, headers, tools, man pages and libetl.pc under $(DESTDIR)$(PREFIX)
 install: install-lib install-headers install-pc install-man install-bin
