@@ -192,4 +192,13 @@ void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_ms
 void etl__msg_fmt_int(struct etl_msgbuf *b, char *spec, size_t k, char conv, long long iv,
                       unsigned long long u, size_t lim);
 
+/* ---- schema files (lib/etl_dirlist.c) -------------------------------- */
+
+/* The files of directory path whose names end in one of suffixes
+ * (NULL-terminated list), as "path/name", sorted; hidden files skipped.
+ * ETL_OK (possibly none), ETL_FAILED when the directory cannot be opened
+ * (errno set), ETL_FATAL on out-of-memory. Free with etl__dir_list_free(). */
+int etl__dir_list(const char *path, const char *const *suffixes, char ***names, size_t *n);
+void etl__dir_list_free(char **names, size_t n);
+
 #endif /* ETL_DECODE_PRIVATE_H */

@@ -30,7 +30,6 @@
  *     the #typev comment (COMPNAME: the GUID line's component).
  */
 #define ETL_BUILDING_LIB 1
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -744,17 +743,6 @@ static int load_file(etl_decoder *d, const char *path)
 	return rc;
 }
 
-static int has_suffix(const char *name, const char *suf)
-{
-	size_t n = strlen(name), m = strlen(suf);
-	return n > m && strcasecmp(name + n - m, suf) == 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int etl_decoder_add_tmf(etl_decoder *d, const char *path)
 {
 	struct stat st;
@@ -771,39 +759,15 @@ int etl_decoder_add_tmf(etl_decoder *d, const char *path)
 	if (!S_ISDIR(st.st_mode))
 		return load_file(d, path);
 
-	DIR *dir = opendir(path);
-	if (!dir) {
+	static const char *const suffixes[] = { ".tmf", NULL };
+	char **names = NULL;
+	size_t n = 0;
+	int rc = etl__dir_list(path, suffixes, &names, &n);
+	if (rc == ETL_FAILED) {
 		set_errmsg(d, "%s: %s", path, strerror(errno));
 		return ETL_FAILED;
 	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int rc = ETL_OK;
-	struct dirent *de;
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".tmf"))
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			char **p = realloc(names, nc * sizeof *p);
-			if (!p) {
-				rc = ETL_FATAL;
-				break;
-			}
-			names = p;
-			cap = nc;
-		}
-		size_t len = strlen(path) + 1 + strlen(de->d_name) + 1;
-		if (!(names[n] = malloc(len))) {
-			rc = ETL_FATAL;
-			break;
-		}
-		snprintf(names[n], len, "%s/%s", path, de->d_name);
-		n++;
-	}
-	closedir(dir);
 	if (rc == ETL_OK) {
-		qsort(names, n, sizeof *names, cmp_str);
 		if (!n) {
 			set_errmsg(d, "%s: no *.tmf file in this directory", path);
 			rc = ETL_FAILED;
@@ -813,9 +777,7 @@ int etl_decoder_add_tmf(etl_decoder *d, const char *path)
 	} else {
 		set_errmsg(d, "%s: out of memory", path);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	etl__dir_list_free(names, n);
 	return rc;
 }
 
