@@ -142,7 +142,7 @@ test-build: $(TEST_BINS) $(FUZZ_REPLAY_BINS) $(CLI_BINS)
 ## fuzz: build the libFuzzer harnesses with clang into .build-fuzz/
 fuzz: $(FUZZ_BINS)
 
-FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -Ilib $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -Ilib $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 .build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(LIB_SRCS) $(wildcard lib/*.h formats/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(PKG_LIBS) -lm

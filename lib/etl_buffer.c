@@ -121,6 +121,19 @@ int etl__buffer_header(struct etl_reader *r, uint64_t off, struct etl_buffer_inf
 			}
 			return ETL_FAILED;
 		}
+		/* SPEC: §4.1 - a compressed buffer holds at most one logger buffer
+		 * of records. Holding it to the logfile's BufferSize also bounds
+		 * the memory of time order (one inflated buffer per processor)
+		 * against tiny buffers that claim to inflate to 32 MiB. */
+		if (r->lf.present && r->lf.buffer_size >= HDR && bi->saved_offset > r->lf.buffer_size) {
+			if (walk) {
+				r->stats.bad_buffers++;
+				etl__pend(r, ETL_E_BAD_SIZE, off,
+				          "Compressed buffer claims more records than a logger buffer holds; buffer skipped: offset=0x%llx, saved-offset=%u, buffer-size=%u",
+				          (unsigned long long)off, bi->saved_offset, r->lf.buffer_size);
+			}
+			return ETL_FAILED;
+		}
 		bi->inflated_size = bi->saved_offset - HDR;
 		bi->data_end = bi->saved_offset;
 	} else {

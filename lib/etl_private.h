@@ -99,7 +99,10 @@ struct etl_pending {
 	uint64_t off;
 	char msg[256];
 };
-#define ETL_PENDING_MAX 16
+/* The time-order index pass walks every buffer header before the first
+ * event, so a badly damaged file can queue one error per buffer: keep up
+ * to this many, then count the rest into one summary error. */
+#define ETL_PENDING_MAX 4096
 
 /* A stream of records: one processor's buffers (time order) or the whole
  * file (file order). */
@@ -140,9 +143,12 @@ struct etl_reader {
 	int errcode;
 	uint64_t erroff;
 	char errmsg[256];
-	struct etl_pending pending[ETL_PENDING_MAX];
-	unsigned pend_head, pend_count;
-	uint64_t pend_dropped;
+	struct etl_pending *pending;   /* ring, grown on demand up to
+	                                  ETL_PENDING_MAX entries              */
+	unsigned pend_cap, pend_head, pend_count;
+	uint64_t pend_dropped;         /* errors beyond the cap, reported as
+	                                  one summary once the ring drains     */
+	uint64_t pend_dropped_off;     /* offset of the first of them         */
 
 	/* file-order walk (also used by next_buffer) */
 	struct etl_stream fstream;

@@ -35,6 +35,7 @@ void etl_reader_free(etl_reader *r)
 	etl__order_free(r);
 	free(r->fstream.bv.scratch);
 	etl__src_close(&r->src);
+	free(r->pending);
 	if (r->owns_fd && r->fd >= 0)
 		close(r->fd);
 	etl__logfile_free(&r->lf);
@@ -65,13 +66,24 @@ void etl__pend(struct etl_reader *r, int code, uint64_t off, const char *fmt, ..
 {
 	va_list ap;
 	r->stats.errors++;
-	if (r->pend_count == ETL_PENDING_MAX) {
-		/* Cannot happen with the walk's one-error-per-step pace; counted
-		 * rather than lost without trace if it ever does. */
-		r->pend_dropped++;
-		return;
+	if (r->pend_count == r->pend_cap) {
+		unsigned cap = r->pend_cap ? r->pend_cap * 2 : 16;
+		struct etl_pending *n = cap <= ETL_PENDING_MAX ? malloc(cap * sizeof *n) : NULL;
+		if (!n) {
+			/* Full (or out of memory): counted, and reported as one
+			 * summary error once the queue drains. */
+			if (!r->pend_dropped++)
+				r->pend_dropped_off = off;
+			return;
+		}
+		for (unsigned i = 0; i < r->pend_count; i++)
+			n[i] = r->pending[(r->pend_head + i) % r->pend_cap];
+		free(r->pending);
+		r->pending = n;
+		r->pend_cap = cap;
+		r->pend_head = 0;
 	}
-	struct etl_pending *p = &r->pending[(r->pend_head + r->pend_count) % ETL_PENDING_MAX];
+	struct etl_pending *p = &r->pending[(r->pend_head + r->pend_count) % r->pend_cap];
 	r->pend_count++;
 	p->code = code;
 	p->off = off;
@@ -83,13 +95,21 @@ void etl__pend(struct etl_reader *r, int code, uint64_t off, const char *fmt, ..
 /* Moves the oldest pending error into the handle. 1 if there was one. */
 int etl__pop_pending(struct etl_reader *r)
 {
-	if (r->pend_count == 0)
-		return 0;
+	if (r->pend_count == 0) {
+		if (!r->pend_dropped)
+			return 0;
+		etl__seterr(r, ETL_E_BAD_SIZE, r->pend_dropped_off,
+		            "%llu more damage reports were not listed one by one (over %u at once); the first at offset=0x%llx",
+		            (unsigned long long)r->pend_dropped, ETL_PENDING_MAX,
+		            (unsigned long long)r->pend_dropped_off);
+		r->pend_dropped = 0;
+		return 1;
+	}
 	struct etl_pending *p = &r->pending[r->pend_head];
 	r->errcode = p->code;
 	r->erroff = p->off;
 	memcpy(r->errmsg, p->msg, sizeof r->errmsg);
-	r->pend_head = (r->pend_head + 1) % ETL_PENDING_MAX;
+	r->pend_head = (r->pend_head + 1) % r->pend_cap;
 	r->pend_count--;
 	return 1;
 }
@@ -286,7 +306,7 @@ static int file_next(struct etl_reader *r, const struct etl_event **ev)
 		int rc = walk_next_buffer(r);
 		if (rc == ETL_FATAL)
 			return ETL_FATAL;
-		if (rc == ETL_END && r->pend_count == 0)
+		if (rc == ETL_END && r->pend_count == 0 && !r->pend_dropped)
 			return ETL_END;
 	}
 }

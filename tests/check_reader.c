@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -1225,6 +1226,98 @@ START_TEST(test_clock_real_3mhz)
 }
 END_TEST
 
+/* testdata/fail/compressed-inflate-bomb.etl (see its .md): compressed
+ * buffers claiming more records than a logger buffer holds are skipped one
+ * by one, in both orders, and time order stays small in memory. */
+START_TEST(test_inflate_bomb_rejected)
+{
+	for (int order = 0; order < 2; order++) {
+		etl_reader *r = etl_reader_new();
+		const struct etl_event *ev;
+		int st;
+		unsigned failed = 0, events = 0;
+		uint64_t first_off = 0;
+		etl_reader_set_order(r, order ? ETL_ORDER_FILE : ETL_ORDER_TIME);
+		ck_assert_int_eq(etl_reader_open_file(r, "testdata/fail/compressed-inflate-bomb.etl"), ETL_OK);
+		ck_assert_uint_eq(etl_reader_logfile(r)->buffer_size, 0x2000);
+		while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+			ck_assert_int_ne(st, ETL_FATAL);
+			if (st == ETL_FAILED) {
+				if (!failed++)
+					first_off = etl_reader_erroff(r);
+				ck_assert_int_eq(etl_reader_errcode(r), ETL_E_BAD_SIZE);
+				ck_assert_ptr_nonnull(strstr(etl_reader_errmsg(r),
+				                             "claims more records than a logger buffer holds"));
+			} else {
+				events++;
+			}
+		}
+		ck_assert_uint_eq(failed, 40);
+		ck_assert_uint_eq(first_off, 0x220);
+		ck_assert_uint_ge(events, 1);          /* the logfile header */
+		etl_reader_free(r);
+	}
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	ck_assert_int_lt(ru.ru_maxrss, 256 * 1024);     /* KiB: far below 40 x 32 MiB */
+}
+END_TEST
+
+/* 5000 damaged buffers after a good header buffer: file order reports each
+ * as it is met; time order meets them all in its index pass before the
+ * first event, lists the first ETL_PENDING_MAX (4096) one by one and the
+ * rest in one summary that names how many and where the first was. */
+START_TEST(test_many_damaged_buffers)
+{
+	size_t len;
+	char *path = tu_corpus_path("wsl-lxcore-tracelogging.etl");
+	uint8_t *src = tu_load_file(path, &len);
+	uint32_t bs = (uint32_t)src[0] | (uint32_t)src[1] << 8;     /* 0x2000 */
+	size_t n_bad = 5000, total = bs + n_bad * 0x48;
+	uint8_t *img = malloc(total);
+	ck_assert_ptr_nonnull(img);
+	memcpy(img, src, bs);
+	for (size_t i = 0; i < n_bad; i++) {
+		uint8_t *b = img + bs + i * 0x48;
+		memset(b, 0, 0x48);
+		b[0] = 0x48;             /* BufferSize: just the header        */
+		b[4] = 0x10;             /* SavedOffset and Offset inside it   */
+		b[0x30] = 0x10;
+	}
+	for (int order = 0; order < 2; order++) {
+		etl_reader *r = etl_reader_new();
+		const struct etl_event *ev;
+		int st;
+		unsigned failed = 0, summary = 0, events = 0;
+		etl_reader_set_order(r, order ? ETL_ORDER_FILE : ETL_ORDER_TIME);
+		ck_assert_int_eq(etl_reader_open_memory(r, img, total), ETL_OK);
+		while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+			ck_assert_int_ne(st, ETL_FATAL);
+			if (st == ETL_OK)
+				events++;
+			else if (strstr(etl_reader_errmsg(r), "904 more damage reports were not listed")) {
+				summary++;
+				ck_assert_uint_eq(etl_reader_erroff(r), bs + 4096 * 0x48);
+			} else {
+				failed++;
+			}
+		}
+		ck_assert_uint_eq(events, 2);           /* the header buffer's records */
+		if (order == 0) {
+			ck_assert_uint_eq(failed, 4096);
+			ck_assert_uint_eq(summary, 1);
+		} else {
+			ck_assert_uint_eq(failed, 5000);
+			ck_assert_uint_eq(summary, 0);
+		}
+		etl_reader_free(r);
+	}
+	free(img);
+	free(src);
+	free(path);
+}
+END_TEST
+
 static Suite *reader_suite(void)
 {
 	Suite *s = suite_create("reader");
@@ -1253,6 +1346,8 @@ static Suite *reader_suite(void)
 	tcase_add_loop_test(ti, test_pipe_input, 0, 2);
 	tcase_add_test(ti, test_open_errors_and_misuse);
 	tcase_add_test(ti, test_logfile_fields_amsi);
+	tcase_add_test(ti, test_inflate_bomb_rejected);
+	tcase_add_test(ti, test_many_damaged_buffers);
 	suite_add_tcase(s, ti);
 	return s;
 }
