@@ -192,6 +192,10 @@ void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_ms
 void etl__msg_fmt_int(struct etl_msgbuf *b, char *spec, size_t k, char conv, long long iv,
                       unsigned long long u, size_t lim);
 
+/* Sets the message etl_decoder_errmsg() returns (schema loaders). */
+void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* ---- schema files (lib/etl_dirlist.c) -------------------------------- */
 
 /* The files of directory path whose names end in one of suffixes
@@ -200,5 +204,14 @@ void etl__msg_fmt_int(struct etl_msgbuf *b, char *spec, size_t k, char conv, lon
  * (errno set), ETL_FATAL on out-of-memory. Free with etl__dir_list_free(). */
 int etl__dir_list(const char *path, const char *const *suffixes, char ***names, size_t *n);
 void etl__dir_list_free(char **names, size_t n);
+
+/* Loads path with load(d, ctx, file): a file directly, or every file of a
+ * directory whose name ends in one of suffixes, in name order, stopping at
+ * the first failure. what names the kind for messages ("*.tmf"). Returns
+ * load's status, or ETL_FAILED / ETL_FATAL with the decoder's message set
+ * when path cannot be read or holds no such file. */
+int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suffixes,
+                       const char *what, int (*load)(etl_decoder *d, void *ctx, const char *file),
+                       void *ctx);
 
 #endif /* ETL_DECODE_PRIVATE_H */

@@ -128,6 +128,14 @@ void etl_decoder_free(etl_decoder *d)
 	free(d);
 }
 
+void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->errmsg, sizeof d->errmsg, fmt, ap);
+	va_end(ap);
+}
+
 const char *etl_decoder_errmsg(const etl_decoder *d)
 {
 	if (!d)

@@ -5,9 +5,11 @@
  */
 #define ETL_BUILDING_LIB 1
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "etl_decode_private.h"
 
 static int has_suffix(const char *name, const char *suf)
@@ -72,4 +74,36 @@ void etl__dir_list_free(char **names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suffixes,
+                       const char *what, int (*load)(etl_decoder *d, void *ctx, const char *file),
+                       void *ctx)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
+		return ETL_FAILED;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return load(d, ctx, path);
+	char **names = NULL;
+	size_t n = 0;
+	int rc = etl__dir_list(path, suffixes, &names, &n);
+	if (rc == ETL_FAILED) {
+		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
+		return ETL_FAILED;
+	}
+	if (rc == ETL_OK) {
+		if (!n) {
+			etl__dec_set_errmsg(d, "%s: no %s file in this directory", path, what);
+			rc = ETL_FAILED;
+		}
+		for (size_t i = 0; i < n && rc == ETL_OK; i++)
+			rc = load(d, ctx, names[i]);
+	} else {
+		etl__dec_set_errmsg(d, "%s: out of memory", path);
+	}
+	etl__dir_list_free(names, n);
+	return rc;
 }

@@ -50,7 +50,6 @@
 #define MF_MAX_DEPTH        8u      /* struct nesting                     */
 #define MF_MAX_MESSAGE      65536u  /* rendered message bytes             */
 #define MF_MAX_MAP_TEXT     4096u
-#define MF_ERRMSG_CAP       256u    /* size of the decoder's errmsg       */
 
 static const char MF_SET_KEY[] = "M\001manifest-set";
 
@@ -177,17 +176,6 @@ static void set_free(void *data)
 
 /* ---- errors ----------------------------------------------------------- */
 
-static void set_errmsg(etl_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_errmsg(etl_decoder *d, const char *fmt, ...)
-{
-	/* etl_decoder_errmsg() returns the decoder's own MF_ERRMSG_CAP-byte
-	 * buffer; loaders write into it. */
-	char *m = (char *)(uintptr_t)etl_decoder_errmsg(d);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, MF_ERRMSG_CAP, fmt, ap);
-	va_end(ap);
-}
 
 static void mf_error(struct mf_load *L, xmlNodePtr node, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void mf_error(struct mf_load *L, xmlNodePtr node, const char *fmt, ...)
@@ -199,14 +187,14 @@ static void mf_error(struct mf_load *L, xmlNodePtr node, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	set_errmsg(L->d, "%s:%ld: %s", L->path, node ? xmlGetLineNo(node) : 0L, buf);
+	etl__dec_set_errmsg(L->d, "%s:%ld: %s", L->path, node ? xmlGetLineNo(node) : 0L, buf);
 	L->err = 1;
 }
 
 static void mf_oom(struct mf_load *L)
 {
 	if (!L->err)
-		set_errmsg(L->d, "%s: out of memory", L->path);
+		etl__dec_set_errmsg(L->d, "%s: out of memory", L->path);
 	L->err = 1;
 	L->oom = 1;
 }
@@ -750,16 +738,16 @@ static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		set_errmsg(d, "%s: %s", path, strerror(errno));
+		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
 		return ETL_FAILED;
 	}
 	if ((uint64_t)st.st_size > MF_MAX_FILE_BYTES) {
-		set_errmsg(d, "%s: manifest larger than %u bytes", path, MF_MAX_FILE_BYTES);
+		etl__dec_set_errmsg(d, "%s: manifest larger than %u bytes", path, MF_MAX_FILE_BYTES);
 		return ETL_FAILED;
 	}
 	xmlParserCtxtPtr ctx = xmlNewParserCtxt();
 	if (!ctx) {
-		set_errmsg(d, "%s: out of memory", path);
+		etl__dec_set_errmsg(d, "%s: out of memory", path);
 		return ETL_FATAL;
 	}
 	xmlDocPtr doc = xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
@@ -779,7 +767,7 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParse
 			while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 				msg[--n] = 0;
 		}
-		set_errmsg(d, "%s:%d: %s", path, e ? e->line : 0, msg);
+		etl__dec_set_errmsg(d, "%s:%d: %s", path, e ? e->line : 0, msg);
 		xmlFreeParserCtxt(ctx);
 		return ETL_FAILED;
 	}
@@ -814,13 +802,13 @@ int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_
 	if (!d || !name || (!xml && len))
 		return ETL_FAILED;
 	if (len > MF_MAX_FILE_BYTES) {
-		set_errmsg(d, "%s: manifest larger than %u bytes", name, MF_MAX_FILE_BYTES);
+		etl__dec_set_errmsg(d, "%s: manifest larger than %u bytes", name, MF_MAX_FILE_BYTES);
 		return ETL_FAILED;
 	}
 	struct mf_set *s = get_set(d, 1);
 	xmlParserCtxtPtr ctx = s ? xmlNewParserCtxt() : NULL;
 	if (!ctx) {
-		set_errmsg(d, "%s: out of memory", name);
+		etl__dec_set_errmsg(d, "%s: out of memory", name);
 		return ETL_FATAL;
 	}
 	xmlDocPtr doc = xmlCtxtReadMemory(ctx, len ? xml : "", (int)len, NULL, NULL,
@@ -828,47 +816,26 @@ int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_
 	return load_doc(d, s, name, ctx, doc);
 }
 
+static int load_one(etl_decoder *d, void *set, const char *file)
+{
+	return load_file(d, set, file);
+}
+
 int etl_decoder_add_manifest(etl_decoder *d, const char *path)
 {
-	struct stat st;
 	if (!d)
 		return ETL_FAILED;
 	if (!path) {
-		set_errmsg(d, "no manifest path given");
+		etl__dec_set_errmsg(d, "no manifest path given");
 		return ETL_FAILED;
 	}
 	struct mf_set *s = get_set(d, 1);
 	if (!s) {
-		set_errmsg(d, "%s: out of memory", path);
+		etl__dec_set_errmsg(d, "%s: out of memory", path);
 		return ETL_FATAL;
 	}
-	if (stat(path, &st) != 0) {
-		set_errmsg(d, "%s: %s", path, strerror(errno));
-		return ETL_FAILED;
-	}
-	if (!S_ISDIR(st.st_mode))
-		return load_file(d, s, path);
-
 	static const char *const suffixes[] = { ".man", ".xml", NULL };
-	char **names = NULL;
-	size_t n = 0;
-	int rc = etl__dir_list(path, suffixes, &names, &n);
-	if (rc == ETL_FAILED) {
-		set_errmsg(d, "%s: %s", path, strerror(errno));
-		return ETL_FAILED;
-	}
-	if (rc == ETL_OK) {
-		if (!n) {
-			set_errmsg(d, "%s: no *.man or *.xml file in this directory", path);
-			rc = ETL_FAILED;
-		}
-		for (size_t i = 0; i < n && rc == ETL_OK; i++)
-			rc = load_file(d, s, names[i]);
-	} else {
-		set_errmsg(d, "%s: out of memory", path);
-	}
-	etl__dir_list_free(names, n);
-	return rc;
+	return etl__dec_load_path(d, path, suffixes, "*.man or *.xml", load_one, s);
 }
 
 /* ---- lookup ---------------------------------------------------------- */

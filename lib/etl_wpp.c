@@ -203,15 +203,6 @@ static int cmp_msg(const void *a, const void *b)
 
 /* etl_decoder_errmsg() returns the decoder's errmsg buffer; it is written
  * through this hook (the buffer itself is private to etl_decoder.c). */
-static void set_errmsg(etl_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_errmsg(etl_decoder *d, const char *fmt, ...)
-{
-	char *buf = (char *)(uintptr_t)etl_decoder_errmsg(d);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, 256, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- TMF parsing ----------------------------------------------------- */
 
@@ -243,7 +234,7 @@ static void tmf_error(struct tmf_parse *P, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	set_errmsg(P->d, "%s:%u: %s", P->name, P->line, msg);
+	etl__dec_set_errmsg(P->d, "%s:%u: %s", P->name, P->line, msg);
 	P->err = 1;
 }
 
@@ -251,7 +242,7 @@ static void tmf_oom(struct tmf_parse *P)
 {
 	if (P->err)
 		return;
-	set_errmsg(P->d, "%s:%u: out of memory", P->name, P->line);
+	etl__dec_set_errmsg(P->d, "%s:%u: out of memory", P->name, P->line);
 	P->err = 1;
 	P->oom = 1;
 }
@@ -699,7 +690,7 @@ int etl__wpp_parse_tmf(etl_decoder *d, const char *name, const char *text, size_
 		return ETL_FAILED;
 	struct wpp_set *s = get_set(d, 1);
 	if (!s) {
-		set_errmsg(d, "%s: out of memory", name ? name : "TMF");
+		etl__dec_set_errmsg(d, "%s: out of memory", name ? name : "TMF");
 		return ETL_FATAL;
 	}
 	return parse_text(d, s, name ? name : "TMF", text ? text : "", text ? len : 0);
@@ -710,16 +701,16 @@ static int load_file(etl_decoder *d, const char *path)
 	struct stat st;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		set_errmsg(d, "%s: %s", path, strerror(errno));
+		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
 		return ETL_FAILED;
 	}
 	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		set_errmsg(d, "%s: not a regular file", path);
+		etl__dec_set_errmsg(d, "%s: not a regular file", path);
 		fclose(f);
 		return ETL_FAILED;
 	}
 	if ((uint64_t)st.st_size > WPP_MAX_FILE_BYTES) {
-		set_errmsg(d, "%s: TMF file larger than %u bytes", path, WPP_MAX_FILE_BYTES);
+		etl__dec_set_errmsg(d, "%s: TMF file larger than %u bytes", path, WPP_MAX_FILE_BYTES);
 		fclose(f);
 		return ETL_FAILED;
 	}
@@ -727,14 +718,14 @@ static int load_file(etl_decoder *d, const char *path)
 	char *buf = malloc(n ? n : 1);
 	if (!buf) {
 		fclose(f);
-		set_errmsg(d, "%s: out of memory", path);
+		etl__dec_set_errmsg(d, "%s: out of memory", path);
 		return ETL_FATAL;
 	}
 	size_t got = n ? fread(buf, 1, n, f) : 0;
 	int ioerr = ferror(f);
 	fclose(f);
 	if (ioerr || got != n) {
-		set_errmsg(d, "%s: read error", path);
+		etl__dec_set_errmsg(d, "%s: read error", path);
 		free(buf);
 		return ETL_FAILED;
 	}
@@ -743,42 +734,22 @@ static int load_file(etl_decoder *d, const char *path)
 	return rc;
 }
 
+static int load_one(etl_decoder *d, void *unused, const char *file)
+{
+	(void)unused;
+	return load_file(d, file);
+}
+
 int etl_decoder_add_tmf(etl_decoder *d, const char *path)
 {
-	struct stat st;
 	if (!d)
 		return ETL_FAILED;
 	if (!path) {
-		set_errmsg(d, "no TMF path given");
+		etl__dec_set_errmsg(d, "no TMF path given");
 		return ETL_FAILED;
 	}
-	if (stat(path, &st) != 0) {
-		set_errmsg(d, "%s: %s", path, strerror(errno));
-		return ETL_FAILED;
-	}
-	if (!S_ISDIR(st.st_mode))
-		return load_file(d, path);
-
 	static const char *const suffixes[] = { ".tmf", NULL };
-	char **names = NULL;
-	size_t n = 0;
-	int rc = etl__dir_list(path, suffixes, &names, &n);
-	if (rc == ETL_FAILED) {
-		set_errmsg(d, "%s: %s", path, strerror(errno));
-		return ETL_FAILED;
-	}
-	if (rc == ETL_OK) {
-		if (!n) {
-			set_errmsg(d, "%s: no *.tmf file in this directory", path);
-			rc = ETL_FAILED;
-		}
-		for (size_t i = 0; i < n && rc == ETL_OK; i++)
-			rc = load_file(d, names[i]);
-	} else {
-		set_errmsg(d, "%s: out of memory", path);
-	}
-	etl__dir_list_free(names, n);
-	return rc;
+	return etl__dec_load_path(d, path, suffixes, "*.tmf", load_one, NULL);
 }
 
 /* ---- lookup ---------------------------------------------------------- */
