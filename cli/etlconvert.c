@@ -442,6 +442,41 @@ static int open_reader(struct input *in, etl_reader **rp, int order)
 	return st;
 }
 
+/* Opens one input for conversion in time order: its reader, logfile
+ * header, size (for progress) and its own copy of the filters. Standard
+ * input may be named once; with spool it is first copied to a temporary
+ * file (-f etl reads inputs twice). Returns EXIT_CLEAN or the exit status
+ * to stop with (the message is printed). */
+static int open_input(struct input *in, const char *path, const struct options *o, int spool,
+                      int *stdin_used)
+{
+	in->path = path;
+	in->name = cli_display_name(path);
+	if (strcmp(path, "-") == 0) {
+		if ((*stdin_used)++) {
+			fprintf(stderr, PROG ": standard input can be read only once\n");
+			return EXIT_USAGE;
+		}
+		if (spool && spool_stdin(in) != 0) {
+			fprintf(stderr, PROG ": %s: cannot copy it to a temporary file: %s\n", in->name, strerror(errno));
+			return EXIT_IO;
+		}
+	}
+	int st = open_reader(in, &in->r, ETL_ORDER_TIME);
+	if (st == ETL_FATAL)
+		return EXIT_IO;
+	if (st == ETL_WARN)
+		report_reader(in->name, "warning: ", in->r);
+	in->lf = etl_reader_logfile(in->r);
+	struct etl_reader_stats rs;
+	etl_reader_stats(in->r, &rs);
+	in->size = rs.input_size;
+	in->key = INT64_MIN;
+	in->filter = o->filter;
+	cli_filter_begin_file(&in->filter, in->lf);
+	return EXIT_CLEAN;
+}
+
 /* Highest processor number of any buffer, and the header buffer's flags
  * and logger id, from a walk over the buffer headers. Damage is reported
  * by the main pass, not here. */
@@ -829,34 +864,11 @@ static int convert_etl(struct options *o, char **paths, int n)
 	/* Open every input before creating the output. */
 	for (int i = 0; i < n; i++) {
 		struct input *in = &ins[i];
-		in->path = paths[i];
-		in->name = cli_display_name(paths[i]);
-		if (strcmp(paths[i], "-") == 0) {
-			if (stdin_used++) {
-				fprintf(stderr, PROG ": standard input can be read only once\n");
-				free_inputs(ins, n);
-				return EXIT_USAGE;
-			}
-			if (spool_stdin(in) != 0) {
-				fprintf(stderr, PROG ": %s: cannot copy it to a temporary file: %s\n", in->name, strerror(errno));
-				free_inputs(ins, n);
-				return EXIT_IO;
-			}
-		}
-		int st = open_reader(in, &in->r, ETL_ORDER_TIME);
-		if (st == ETL_FATAL) {
+		int orc = open_input(in, paths[i], o, 1, &stdin_used);
+		if (orc != EXIT_CLEAN) {
 			free_inputs(ins, n);
-			return EXIT_IO;
+			return orc;
 		}
-		if (st == ETL_WARN)
-			report_reader(in->name, "warning: ", in->r);
-		in->lf = etl_reader_logfile(in->r);
-		struct etl_reader_stats rs;
-		etl_reader_stats(in->r, &rs);
-		in->size = rs.input_size;
-		in->key = INT64_MIN;
-		in->filter = o->filter;
-		cli_filter_begin_file(&in->filter, in->lf);
 		const struct etl_logfile *lf = in->lf;
 		clock_from(&in->clk, lf->present, lf->reserved_flags, lf->perf_freq, lf->cpu_speed_mhz,
 		           lf->start_time, lf->header_timestamp);
@@ -1349,29 +1361,13 @@ static int convert_render(struct options *o, char **paths, int n)
 	/* Open every input before creating the output. */
 	for (int i = 0; i < n; i++) {
 		struct input *in = &ins[i];
-		in->path = paths[i];
-		in->name = cli_display_name(paths[i]);
-		if (strcmp(paths[i], "-") == 0 && stdin_used++) {
-			fprintf(stderr, PROG ": standard input can be read only once\n");
+		int orc = open_input(in, paths[i], o, 0, &stdin_used);
+		if (orc != EXIT_CLEAN) {
 			free_inputs(ins, n);
-			return EXIT_USAGE;
+			return orc;
 		}
-		int st = open_reader(in, &in->r, ETL_ORDER_TIME);
-		if (st == ETL_FATAL) {
-			free_inputs(ins, n);
-			return EXIT_IO;
-		}
-		if (st == ETL_WARN)
-			report_reader(in->name, "warning: ", in->r);
-		in->lf = etl_reader_logfile(in->r);
-		struct etl_reader_stats rs;
-		etl_reader_stats(in->r, &rs);
-		in->size = rs.input_size;
-		in->key = INT64_MIN;
-		in->filter = o->filter;
 		in->keep_all = 1;
 		in->header_pass = i == 0;
-		cli_filter_begin_file(&in->filter, in->lf);
 	}
 
 	dec = etl_decoder_new();
