@@ -34,47 +34,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#define BENCH_NAME "convert_bench"
+#include "bench_util.h"
 #include "etl.h"
-
-static clockid_t bench_clock = CLOCK_MONOTONIC;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(bench_clock, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "convert_bench: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	exit(1);
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0)
-		die("cannot open %s", path);
-	size_t n = (size_t)st.st_size, got = 0;
-	uint8_t *p = malloc(n ? n : 1);
-	if (!p)
-		die("out of memory reading %s", path);
-	while (got < n) {
-		ssize_t k = read(fd, p + got, n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			die("cannot read %s", path);
-		got += (size_t)k;
-	}
-	close(fd);
-	*len = n;
-	return p;
-}
 
 /* ---- passes ------------------------------------------------------------ */
 

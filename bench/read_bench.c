@@ -35,6 +35,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#define BENCH_NAME "read_bench"
+#include "bench_util.h"
 #include "etl.h"
 
 #define HDR 0x48u
@@ -42,14 +44,6 @@
 
 /* CLOCK_MONOTONIC by default; "-c cpu" switches to the process CPU clock
  * (user + system time), steadier on a machine shared with other jobs. */
-static clockid_t bench_clock = CLOCK_MONOTONIC;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(bench_clock, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -63,38 +57,6 @@ static void put_le64(uint8_t *p, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void die(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "read_bench: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	exit(1);
-}
-
-/* Reads a whole file into memory. */
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0)
-		die("cannot open %s", path);
-	size_t n = (size_t)st.st_size, got = 0;
-	uint8_t *p = malloc(n ? n : 1);
-	if (!p)
-		die("out of memory reading %s", path);
-	while (got < n) {
-		ssize_t k = read(fd, p + got, n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			die("cannot read %s", path);
-		got += (size_t)k;
-	}
-	close(fd);
-	*len = n;
-	return p;
 }
 
 static void write_all(int fd, const uint8_t *p, size_t n, const char *path)
