@@ -35,6 +35,9 @@ enum etl_errcode {
 	ETL_E_MISUSE                  = 9,  /* the API was called in a wrong state   */
 	ETL_E_BAD_VALUE               = 10, /* a field holds a value that cannot be  */
 	ETL_E_UNSUPPORTED             = 11, /* valid input this version cannot handle */
+	ETL_E_LIMIT                   = 12, /* a fixed limit would be passed (sessions,
+	                                       sessions per provider)              */
+	ETL_E_NOT_FOUND               = 13, /* the named object does not exist        */
 	ETL_E_MAX_                          /* sentinel: never use                   */
 };
 

@@ -21,6 +21,8 @@ const char *etl_strerror(int errcode)
 		[ETL_E_MISUSE] = "API misuse",
 		[ETL_E_BAD_VALUE] = "bad value",
 		[ETL_E_UNSUPPORTED] = "unsupported",
+		[ETL_E_LIMIT] = "limit reached",
+		[ETL_E_NOT_FOUND] = "not found",
 	};
 	if (errcode < 0 || errcode >= ETL_E_MAX_)
 		return "unknown error";

@@ -1,0 +1,384 @@
+/*
+ * etl_trace.h - the tracing runtime: sessions, providers and event writes
+ * that produce .etl files from a running program, as ETW's user-mode
+ * logger does.
+ *
+ * Basic outline:
+ *
+ *     // controller side
+ *     struct etl_session_props sp;
+ *     etl_session_props_init(&sp);                 // 64 KiB buffers, ...
+ *     sp.file_name = "out.etl";
+ *     etl_session *s = etl_session_new();
+ *     if (etl_session_start(s, "MySession", &sp) != ETL_OK) { report; }
+ *
+ *     // provider side
+ *     static etl_provider prov;                    // zero-initialised
+ *     etl_provider_register(&prov, &my_guid, NULL, NULL);
+ *
+ *     struct etl_enable_params ep;
+ *     etl_enable_params_init(&ep);                 // level 5, all keywords
+ *     etl_session_enable(s, &my_guid, &ep);
+ *
+ *     static const struct etl_event_descriptor ev = { .id = 1, .level = 4 };
+ *     uint32_t n = 42;
+ *     ETL_WRITE(&prov, &ev, ETL_DATA(&n, sizeof n));  // args evaluated
+ *                                                     // only when enabled
+ *     etl_session_stop(s);                         // flush, finalise file
+ *     etl_session_free(s);
+ *     etl_provider_unregister(&prov);
+ *
+ * Model. A session (logger) owns a pool of buffers of buffer_size bytes:
+ * min_buffers are allocated at start, more on demand up to max_buffers,
+ * never beyond. Each processor has a current buffer per session; a write
+ * reserves space in it with one atomic operation, copies the record, and
+ * commits. A logger thread per session writes full buffers to the file,
+ * flushes partly filled ones every flush_timer_ms, and returns buffers to
+ * the pool. When no buffer is free the event is lost and counted, or, in
+ * blocking mode, the writer waits until the logger frees one.
+ *
+ * Routing (as ETW does): an event goes to every session whose filters it
+ * passes. Space is reserved in all of them before anything is copied; if
+ * a session cannot reserve, the event is dropped from every session
+ * (counted as lost in the one that failed) - unless that session runs in
+ * independent mode, in which case only that session loses it.
+ *
+ * Limits, as on Windows: 64 sessions at a time in the process; a provider
+ * is enabled for at most 8 sessions.
+ *
+ * Thread safety: every function may be called from any thread. Enabling,
+ * disabling and updating a provider on a session is safe while other
+ * threads write its events: each event is then either wholly written to a
+ * session or not at all.
+ *
+ * Errors: functions return ETL_OK, ETL_FAILED or ETL_FATAL (etl_errors.h);
+ * session functions leave the reason in etl_session_errcode() and a
+ * sentence in etl_session_errmsg(). Writes return ETL_OK when the event
+ * reached every session it was meant for (or none wanted it), ETL_FAILED
+ * when it was lost in at least one (the loss is counted).
+ */
+#ifndef ETL_TRACE_H
+#define ETL_TRACE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "etl_errors.h"
+#include "etl_event.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- sessions (controller side) -------------------------------------- */
+
+typedef struct etl_session etl_session;
+
+/* File modes (etl_session_props.file_mode); one of: */
+#define ETL_FILE_SEQUENTIAL 1  /* one file, grows without limit (or stops
+                                  accepting events at max_file_size_mb)   */
+#define ETL_FILE_CIRCULAR   2  /* one file of at most max_file_size_mb;
+                                  wraps, keeping the newest buffers        */
+#define ETL_FILE_NEWFILE    3  /* a new file each max_file_size_mb; names
+                                  from file_name, a pattern with one %d    */
+#define ETL_FILE_BUFFERING  4  /* no file while running: a ring of
+                                  max_buffers in memory, written to
+                                  file_name by etl_session_flush() and
+                                  etl_session_stop() (newest data kept)    */
+#define ETL_FILE_REALTIME   5  /* no file: each event is handed to
+                                  realtime_cb on the logger thread         */
+
+/* Called on the session's logger thread for each event of a real-time
+ * session, in the order of its buffers. ev and everything it points to
+ * are valid only during the call. */
+typedef void (*etl_realtime_fn)(void *ctx, const struct etl_event *ev);
+
+struct etl_session_props {
+	uint32_t struct_size;        /* sizeof(struct etl_session_props)      */
+	uint32_t buffer_size;        /* bytes, 4 KiB..1 MiB, multiple of 4096;
+	                                default 64 KiB                          */
+	uint32_t min_buffers;        /* allocated at start; default 2 per
+	                                processor                               */
+	uint32_t max_buffers;        /* never more; default min_buffers + 20   */
+	uint32_t flush_timer_ms;     /* flush partly filled buffers this often;
+	                                0: only full ones (default 1000)        */
+	uint32_t clock_type;         /* ETL_CLOCK_QPC (default), _SYSTEMTIME,
+	                                _CPUCYCLE (etl_reader.h)                */
+	uint32_t file_mode;          /* ETL_FILE_*; default SEQUENTIAL         */
+	const char *file_name;       /* output path (NEWFILE: pattern)         */
+	uint32_t max_file_size_mb;   /* CIRCULAR, NEWFILE (and SEQUENTIAL when
+	                                non-zero): size limit in MiB            */
+	int compressed;              /* 1: compressed buffers (user-mode
+	                                compression, as Windows 8+ writes)       */
+	int blocking;                /* 1: writers wait for a free buffer
+	                                instead of losing the event             */
+	int independent;             /* 1: independent-session mode (see the
+	                                routing rule above)                     */
+	etl_realtime_fn realtime_cb; /* REALTIME: receives each event          */
+	void *realtime_ctx;
+};
+
+/*! etl_session_props_init() : fills p with the defaults named above. */
+void etl_session_props_init(struct etl_session_props *p);
+
+/*! etl_session_new() : @return : an idle session handle, or NULL on
+ *  out-of-memory. Free it with etl_session_free(). */
+etl_session *etl_session_new(void);
+
+/*! etl_session_start() : starts logging under name (UTF-8, the logger name
+ *  in the file) with the properties p (copied; file_name is copied too).
+ *  Creates the file (written in place, so that a process that dies after a
+ *  flush leaves a readable file), allocates min_buffers and starts the
+ *  logger thread.
+ *  @return : ETL_OK; ETL_FAILED for bad properties (ETL_E_BAD_VALUE), a
+ *  name already used by a running session or the 64-session limit
+ *  (ETL_E_LIMIT), a session already started (ETL_E_MISUSE); ETL_FATAL when
+ *  the file or thread cannot be created (ETL_E_IO, ETL_E_NOMEM). */
+int etl_session_start(etl_session *s, const char *name, const struct etl_session_props *p);
+
+/* Enable properties (etl_enable_params.properties): extended data items
+ * added to EVENT_HEADER events written to this session, and filters. */
+#define ETL_ENABLE_SID               0x001u /* SID item (0x02) of the process user */
+#define ETL_ENABLE_TS_ID             0x002u /* terminal-session id item (0x03)      */
+#define ETL_ENABLE_STACK_TRACE       0x004u /* stack item (0x06 / 0x05), where the
+                                              platform can walk the stack          */
+#define ETL_ENABLE_IGNORE_KEYWORD_0  0x010u /* events with keyword 0 are not
+                                              written to this session             */
+#define ETL_ENABLE_PROCESS_START_KEY 0x080u /* process start key item (0x0D)       */
+#define ETL_ENABLE_EVENT_KEY         0x100u /* event key item (0x0A)               */
+
+struct etl_enable_params {
+	uint32_t struct_size;        /* sizeof(struct etl_enable_params)      */
+	uint8_t  level;              /* events of level <= this (and level 0)
+	                                pass; 0 means every level (255)         */
+	uint64_t match_any;          /* an event with keyword k != 0 passes when
+	                                (k & match_any) != 0 (0 means all ones) */
+	uint64_t match_all;          /* ... and (k & match_all) == match_all   */
+	uint32_t properties;         /* ETL_ENABLE_*                           */
+};
+
+/*! etl_enable_params_init() : level 255 (every level), every keyword, no
+ *  properties. */
+void etl_enable_params_init(struct etl_enable_params *e);
+
+/*! etl_session_enable() : enables the provider with GUID provider on s, or
+ *  updates its parameters if already enabled. The provider need not be
+ *  registered yet: it picks the state up when it registers. Takes effect
+ *  for writes that start after the call returns; the provider's enable
+ *  callback runs before it returns.
+ *  @return : ETL_OK; ETL_FAILED when s is not running (ETL_E_MISUSE) or the
+ *  provider is already enabled on 8 sessions (ETL_E_LIMIT). */
+int etl_session_enable(etl_session *s, const struct etl_guid *provider,
+                       const struct etl_enable_params *e);
+
+/*! etl_session_disable() : stops sending provider's events to s. Writes in
+ *  progress finish whole. @return : ETL_OK, or ETL_FAILED when it was not
+ *  enabled there (ETL_E_NOT_FOUND). */
+int etl_session_disable(etl_session *s, const struct etl_guid *provider);
+
+/*! etl_session_flush() : writes every buffer holding events to the output
+ *  now (BUFFERING: writes the ring to file_name) and waits until done.
+ *  @return : ETL_OK, ETL_FAILED (not running), ETL_FATAL (I/O error). */
+int etl_session_flush(etl_session *s);
+
+struct etl_session_stats {
+	uint64_t events_written;     /* events committed to buffers           */
+	uint64_t events_lost;        /* events meant for s but not written     */
+	uint64_t buffers_written;    /* buffers sent to the file / consumer    */
+	uint64_t buffers_lost;       /* buffers that could not be written      */
+	uint32_t buffers_allocated;  /* buffers in the pool now                */
+	uint32_t buffers_free;
+	uint64_t files_written;      /* NEWFILE: files begun                   */
+};
+
+/*! etl_session_stats() : copies the running figures into *st (exact once
+ *  the session is stopped; while running, a snapshot). @return : ETL_OK. */
+int etl_session_stats(const etl_session *s, struct etl_session_stats *st);
+
+/*! etl_session_stop() : disables every provider on s, waits for writes in
+ *  progress, flushes every buffer, finalises the file header (buffers
+ *  written, events lost, end time) and stops the logger thread. The
+ *  statistics stay readable. @return : ETL_OK; ETL_FAILED when not running;
+ *  ETL_FATAL when the output failed (the file holds what was written). */
+int etl_session_stop(etl_session *s);
+
+/*! etl_session_free() : stops s if running, then frees it. NULL allowed. */
+void etl_session_free(etl_session *s);
+
+/*! etl_session_errcode(), etl_session_errmsg() : reason and sentence of the
+ *  last failure; owned by the session. */
+int etl_session_errcode(const etl_session *s);
+const char *etl_session_errmsg(const etl_session *s);
+
+/* ---- providers --------------------------------------------------------- */
+
+/* Called when a session enables (is_enabled 1, with the aggregate level
+ * and keywords over all sessions) or disables the provider (is_enabled 0),
+ * on the controller's thread, before etl_session_enable/disable returns. */
+typedef void (*etl_enable_fn)(void *ctx, int is_enabled, uint8_t level,
+                              uint64_t match_any, uint64_t match_all);
+
+/* A provider registration. Declare it static or zero it before register;
+ * the caller owns the memory, which must stay valid until unregister
+ * returns. The three atomics are the aggregate over every session the
+ * provider is enabled on, read by etl_event_enabled(); the rest is
+ * private. */
+typedef struct etl_provider {
+	_Atomic uint32_t state;      /* 0: enabled nowhere; else
+	                                0x100 | highest level                   */
+	_Atomic uint64_t any;        /* OR of the sessions' match_any          */
+	_Atomic uint64_t all;        /* AND of the sessions' match_all         */
+	struct etl__provider_impl *impl;
+} etl_provider;
+
+/*! etl_provider_register() : registers p under guid (copied). Sessions
+ *  that already enable guid take effect at once (the callback runs before
+ *  this returns). @return : ETL_OK; ETL_FAILED when p is registered already
+ *  (ETL_E_MISUSE); ETL_FATAL on out-of-memory. */
+int etl_provider_register(etl_provider *p, const struct etl_guid *guid,
+                          etl_enable_fn cb, void *cb_ctx);
+
+/*! etl_provider_register_name() : registers p under the GUID that
+ *  EventSource derives from name (etl_provider_guid_from_name(), so
+ *  etldump --provider NAME finds its events), and records name as the
+ *  provider name used in TraceLogging traits. Same returns. */
+int etl_provider_register_name(etl_provider *p, const char *name,
+                               etl_enable_fn cb, void *cb_ctx);
+
+/*! etl_provider_unregister() : unregisters p; writes in progress on other
+ *  threads finish first. Its memory may be reused afterwards. */
+void etl_provider_unregister(etl_provider *p);
+
+/*! etl_provider_guid() : the GUID p was registered with (zero if none). */
+struct etl_guid etl_provider_guid(const etl_provider *p);
+
+/*! etl_event_enabled() : whether an event of level and keyword would be
+ *  written to at least one session, by the aggregate state: one load and a
+ *  branch when the provider is disabled. May say yes for an event that the
+ *  exact per-session filters reject later, never no for one they accept. */
+static inline int etl_event_enabled(const etl_provider *p, uint8_t level, uint64_t keyword)
+{
+	uint32_t st = atomic_load_explicit(&p->state, memory_order_relaxed);
+	if (st == 0)
+		return 0;
+	if (level != 0 && level > (uint8_t)st)
+		return 0;
+	if (keyword == 0)
+		return 1;
+	uint64_t any = atomic_load_explicit(&p->any, memory_order_relaxed);
+	uint64_t all = atomic_load_explicit(&p->all, memory_order_relaxed);
+	return (keyword & any) != 0 && (keyword & all) == all;
+}
+
+/*! etl_provider_enabled() : whether p is enabled on any session. */
+static inline int etl_provider_enabled(const etl_provider *p)
+{
+	return atomic_load_explicit(&p->state, memory_order_relaxed) != 0;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+/* EVENT_DESCRIPTOR: identity and filtering fields of a manifest event. */
+struct etl_event_descriptor {
+	uint16_t id;
+	uint8_t  version;
+	uint8_t  channel;
+	uint8_t  level;
+	uint8_t  opcode;
+	uint16_t task;
+	uint64_t keyword;
+};
+
+/* EVENT_DATA_DESCRIPTOR: one piece of payload, copied as is. */
+struct etl_data {
+	const void *ptr;
+	uint32_t size;
+	uint32_t reserved;           /* 0 */
+};
+
+/* ETL_DATA(ptr, size): a data descriptor in an argument list. */
+#define ETL_DATA(p_, n_) ((struct etl_data){ (const void *)(p_), (uint32_t)(n_), 0 })
+
+/*! etl_write() : writes a manifest-style event (EVENT_HEADER) whose
+ *  payload is the concatenation of the n data pieces, with the calling
+ *  thread's current activity id (etl_activity_get()).
+ *  @return : ETL_OK, or ETL_FAILED when it was lost in a session (too large
+ *  for a buffer, no free buffer) - counted in that session's events_lost. */
+int etl_write(etl_provider *p, const struct etl_event_descriptor *d,
+              uint32_t n, const struct etl_data *data);
+
+/*! etl_write_transfer() : etl_write() with an explicit activity id
+ *  (NULL: the thread's current one) and related activity id (NULL: none;
+ *  else a RELATED_ACTIVITYID item, 0x01), as EventWriteTransfer. */
+int etl_write_transfer(etl_provider *p, const struct etl_event_descriptor *d,
+                       const struct etl_guid *activity, const struct etl_guid *related,
+                       uint32_t n, const struct etl_data *data);
+
+/* ETL_WRITE(p, d, ETL_DATA(...), ...): etl_write() evaluated only when
+ * etl_event_enabled(p, d->level, d->keyword); the arguments after d are
+ * not evaluated otherwise. At least one data argument; use
+ * etl_write(p, d, 0, NULL) for an event without payload. */
+#define ETL_WRITE(p_, d_, ...)                                                  \
+	do {                                                                    \
+		if (etl_event_enabled((p_), (d_)->level, (d_)->keyword)) {      \
+			const struct etl_data etl__d_[] = { __VA_ARGS__ };      \
+			etl_write((p_), (d_),                                   \
+			          (uint32_t)(sizeof etl__d_ / sizeof etl__d_[0]), \
+			          etl__d_);                                      \
+		}                                                               \
+	} while (0)
+
+/*! etl_write_tracelogging() : writes a self-describing event: meta is the
+ *  event's TraceLogging metadata blob without its 2-byte size prefix (tag
+ *  and name and fields, as the ETL_TL_* macros of etl_tracelogging.h build
+ *  at compile time), written as extended item 0x0B; the provider traits
+ *  (name) go in item 0x0C. d gives level, opcode, keyword, channel (11 by
+ *  default when 0, as TraceLogging does). Same returns as etl_write(). */
+int etl_write_tracelogging(etl_provider *p, const struct etl_event_descriptor *d,
+                           const void *meta, uint16_t meta_size,
+                           const struct etl_guid *activity, const struct etl_guid *related,
+                           uint32_t n, const struct etl_data *data);
+
+/*! etl_write_classic() : writes a classic event with an EVENT_TRACE_HEADER
+ *  (as TraceEvent with WNODE_FLAG_TRACED_GUID): class GUID, event type
+ *  (opcode), level and version, payload the n pieces. Filtered by level and
+ *  keyword 0. Same returns. */
+int etl_write_classic(etl_provider *p, const struct etl_guid *class_guid,
+                      uint8_t type, uint8_t level, uint16_t version,
+                      uint32_t n, const struct etl_data *data);
+
+/*! etl_write_instance() : a classic event with an EVENT_INSTANCE_GUID_HEADER
+ *  (as TraceEventInstance): instance and parent instance ids, and the
+ *  parent's class GUID (NULL: none). Same returns. */
+int etl_write_instance(etl_provider *p, const struct etl_guid *class_guid,
+                       uint8_t type, uint8_t level, uint16_t version,
+                       uint32_t instance_id, uint32_t parent_instance_id,
+                       const struct etl_guid *parent_guid,
+                       uint32_t n, const struct etl_data *data);
+
+/*! etl_write_message() : a WPP-style message (MESSAGE header, as
+ *  TraceMessage) with the message GUID, message number and the flags
+ *  sequence, GUID, timestamp and system information; arguments the n
+ *  pieces. Filtered by level (a WPP level) and keyword (its flags). Same
+ *  returns. */
+int etl_write_message(etl_provider *p, uint8_t level, uint64_t keyword,
+                      const struct etl_guid *message_guid, uint16_t message_number,
+                      uint32_t n, const struct etl_data *data);
+
+/* ---- activity ids ------------------------------------------------------ */
+
+/*! etl_activity_get() : the calling thread's current activity id (zero
+ *  when none was set). */
+struct etl_guid etl_activity_get(void);
+
+/*! etl_activity_set() : sets the calling thread's current activity id
+ *  (NULL clears it); if prev is not NULL it receives the previous one. */
+void etl_activity_set(const struct etl_guid *id, struct etl_guid *prev);
+
+/*! etl_activity_new() : a new, process-unique activity id. */
+struct etl_guid etl_activity_new(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETL_TRACE_H */
