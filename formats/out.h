@@ -30,6 +30,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "../lib/etl_decode.h"
 #include "../lib/etl_output.h"
 
@@ -47,12 +48,58 @@ struct etl_outbuf {
 	int    oom;
 };
 
-void etl__ob_put(struct etl_outbuf *b, const void *s, size_t n);
-void etl__ob_puts(struct etl_outbuf *b, const char *s);
-void etl__ob_putc(struct etl_outbuf *b, char c);
+/* Slow path of the appends below: makes room for n more bytes (growing
+ * the buffer). @return : 0, or -1 with oom set when it cannot (or oom was
+ * already set). */
+int etl__ob_grow(struct etl_outbuf *b, size_t n);
+
+/* Room for n (> 0) more bytes at the end of b, or NULL after out-of-memory.
+ * The caller writes at most n bytes there and adds what it wrote to b->len.
+ * Inline: the formats append a few bytes at a time, tens of times per
+ * event, and the room is nearly always there already. */
+static inline char *etl__ob_room(struct etl_outbuf *b, size_t n)
+{
+	if (__builtin_expect(b->oom || n > b->cap - b->len, 0) && etl__ob_grow(b, n) != 0)
+		return NULL;
+	return b->p + b->len;
+}
+
+static inline void etl__ob_put(struct etl_outbuf *b, const void *s, size_t n)
+{
+	char *o;
+	if (n == 0 || !(o = etl__ob_room(b, n)))
+		return;
+	memcpy(o, s, n);
+	b->len += n;
+}
+
+static inline void etl__ob_puts(struct etl_outbuf *b, const char *s)
+{
+	etl__ob_put(b, s, strlen(s));
+}
+
+static inline void etl__ob_putc(struct etl_outbuf *b, char c)
+{
+	char *o = etl__ob_room(b, 1);
+	if (o) {
+		*o = c;
+		b->len++;
+	}
+}
+
+/* Appends a string literal without measuring it at run time. */
+#define ETL_OB_LIT(b, lit) etl__ob_put((b), "" lit, sizeof(lit) - 1)
+
 void etl__ob_printf(struct etl_outbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void etl__ob_free(struct etl_outbuf *b);
+
+/* Numbers and times, as printf's %llu, %lld and %llx (no 0x) would write
+ * them, and FILETIMEs as etl_filetime_format() does (lib/etl_fmt.h). */
+void etl__ob_u64(struct etl_outbuf *b, uint64_t v);
+void etl__ob_i64(struct etl_outbuf *b, int64_t v);
+void etl__ob_hex64(struct etl_outbuf *b, uint64_t v);
+void etl__ob_filetime(struct etl_outbuf *b, int64_t ft);
 
 /* ---- the record a module renders ------------------------------------- */
 
@@ -185,6 +232,19 @@ void etl__out_hex(struct etl_outbuf *b, const uint8_t *p, size_t n);
 /* "{xxxxxxxx-...}" */
 void etl__out_guid(struct etl_outbuf *b, const struct etl_guid *g);
 
+/* The text etl__out_value() writes for an integer shown in hex ("0x" and
+ * lower-case digits, at most ETL_OUT_HEX_INT_MAX bytes) at o; returns its
+ * length, or 0 (nothing written) when p is not such an integer. */
+#define ETL_OUT_HEX_INT_MAX 18
+size_t etl__out_hex_int(char *o, const struct etl_prop *p);
+
+/* Whether the text etl__out_value() writes for p may need escaping: only
+ * strings and characters (8/16-bit integers with a String out type) can
+ * hold quotes, backslashes, controls or bytes that are not UTF-8; every
+ * other value is written as plain ASCII (digits, hex, GUIDs, times, SIDs,
+ * addresses, NaN/Infinity). */
+int etl__out_value_needs_escape(const struct etl_prop *p);
+
 /* Appends s (n bytes) made safe for XML 1.0 / CSV: invalid UTF-8 bytes
  * become U+FFFD, C0 controls other than TAB, LF and CR (and those too
  * unless keep_tlc) become the matching Control Picture U+2400+c, and the
@@ -194,6 +254,11 @@ void etl__out_clean(struct etl_outbuf *b, const char *s, size_t n, int keep_tlc)
 /* Appends s (n bytes; s NULL -> null) as a JSON string literal: " \ and
  * controls escaped, invalid UTF-8 bytes as \ufffd. */
 void etl__out_json_string(struct etl_outbuf *b, const char *s, size_t n);
+
+/* Writes at o (room for 6 bytes) the escape etl__out_json_string() uses
+ * for ASCII byte c when c is a control, '"' or '\\' (\" \\ \n \r \t
+ * \b \f, else \u00xx); returns its length. */
+size_t etl__out_json_escape_ascii(char *o, unsigned char c);
 
 /* Appends a value for a name=value list: bare (verbatim, backslashes
  * included) when it is not empty and holds no space, ", =, ;, control
@@ -231,12 +296,28 @@ typedef int (*etl_out_leaf_fn)(void *arg, const char *name, size_t name_len,
 int etl__out_leaves(const struct etl_out_rec *r, etl_out_leaf_fn fn, void *arg);
 
 /* Index range of the top-level properties is not contiguous in general:
- * etl__out_is_top() tells whether props[i] is one. */
-int etl__out_is_top(const struct etl_out_rec *r, uint32_t i);
+ * etl__out_is_top() tells whether props[i] is one. Inline (as the next
+ * one): the writers call it for every property. */
+static inline int etl__out_is_top(const struct etl_out_rec *r, uint32_t i)
+{
+	return i < r->n_props && r->props[i].parent == ETL_PROP_NO_PARENT;
+}
 
 /* Children of props[i] that are safe to visit: *first, *count (0 when the
  * range is invalid or depth is exceeded). */
-void etl__out_children(const struct etl_out_rec *r, uint32_t i, unsigned depth,
-                       uint32_t *first, uint32_t *count);
+static inline void etl__out_children(const struct etl_out_rec *r, uint32_t i, unsigned depth,
+                                     uint32_t *first, uint32_t *count)
+{
+	const struct etl_prop *p = &r->props[i];
+	*first = 0;
+	*count = 0;
+	if (depth >= ETL_OUT_MAX_DEPTH || p->n_children == 0)
+		return;
+	if (p->first_child <= i || p->first_child > r->n_props ||
+	    p->n_children > r->n_props - p->first_child)
+		return;
+	*first = p->first_child;
+	*count = p->n_children;
+}
 
 #endif /* ETL_OUT_H */

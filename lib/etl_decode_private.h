@@ -40,9 +40,20 @@
 uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom);
 struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx);
 
+/* etl__dec_reserve() without initialising the properties: the caller
+ * assigns each of them whole (for arrays of thousands of elements, where
+ * zeroing first doubles the stores). */
+uint32_t etl__dec_reserve_raw(etl_decoder *d, uint32_t n, int *oom);
+
 /* n bytes of string storage valid until the next etl_decoder_decode();
  * never moves once handed out. NULL on out-of-memory. */
 char *etl__dec_alloc(etl_decoder *d, size_t n);
+
+/* Gives back the end of the last etl__dec_alloc() block: p, allocated with
+ * n bytes, keeps only its first keep bytes (keep <= n). For conversions
+ * that reserve the worst case and use less. No effect when p is not the
+ * last block. */
+void etl__dec_shrink(etl_decoder *d, char *p, size_t n, size_t keep);
 
 /* The result being built (status/props are set by etl_decoder.c). */
 struct etl_decoded *etl__dec_result(etl_decoder *d);
@@ -62,7 +73,8 @@ struct etl_dec_schema {
 	size_t cost;                /* bytes, for the cache bound           */
 };
 
-/* Hash of key bytes (64-bit FNV-1a). */
+/* Hash of key bytes (64-bit; words of 8 bytes, then FNV-1a steps). Not
+ * stable across hosts: for in-memory tables only. */
 uint64_t etl__dec_hash(const void *key, size_t n, uint64_t h);
 #define ETL_DEC_HASH_INIT 0xcbf29ce484222325ull
 
@@ -109,6 +121,13 @@ size_t etl__utf16_utf8_len(const uint8_t *p, size_t n);
 /* Converts n bytes of UTF-16LE to UTF-8 at out (etl__utf16_utf8_len()
  * bytes); unpaired surrogates become U+FFFD. Returns bytes written. */
 size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out);
+/* Offset of the first UTF-16 NUL (two zero bytes at an even offset) in the
+ * n bytes at p, or n rounded down to even when there is none. */
+size_t etl__utf16_nul(const uint8_t *p, size_t n);
+/* Converts n bytes of UTF-16LE (odd last byte ignored) to a NUL-terminated
+ * UTF-8 string in decoder storage (etl__dec_alloc()), in one pass; *len
+ * gets its length. NULL on out-of-memory. */
+char *etl__dec_utf16(etl_decoder *d, const uint8_t *p, size_t n, size_t *len);
 
 /* ---- manifests (lib/etl_manifest.c) ---------------------------------- */
 

@@ -145,7 +145,8 @@ const char *etl_decoder_errmsg(const etl_decoder *d)
 
 /* ---- result storage -------------------------------------------------- */
 
-uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom)
+/* Makes room for n more properties; UINT32_MAX as etl__dec_reserve(). */
+static uint32_t reserve_room(etl_decoder *d, uint32_t n, int *oom)
 {
 	uint32_t first = d->n_props;
 	if (n > ETL_DEC_MAX_PROPS - d->n_props)
@@ -164,13 +165,26 @@ uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom)
 		d->props = p;
 		d->cap_props = (uint32_t)cap;
 	}
+	d->n_props += n;
+	return first;
+}
+
+uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom)
+{
+	uint32_t first = reserve_room(d, n, oom);
+	if (first == UINT32_MAX)
+		return first;
 	for (uint32_t i = 0; i < n; i++) {
 		struct etl_prop *p = &d->props[first + i];
 		memset(p, 0, sizeof *p);
 		p->parent = ETL_PROP_NO_PARENT;
 	}
-	d->n_props += n;
 	return first;
+}
+
+uint32_t etl__dec_reserve_raw(etl_decoder *d, uint32_t n, int *oom)
+{
+	return reserve_room(d, n, oom);
 }
 
 struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx)
@@ -211,6 +225,13 @@ char *etl__dec_alloc(etl_decoder *d, size_t n)
 	return nc->data;
 }
 
+void etl__dec_shrink(etl_decoder *d, char *p, size_t n, size_t keep)
+{
+	struct arena_chunk *c = d->cur;
+	if (c && keep <= n && p + n == c->data + c->used)
+		c->used -= n - keep;
+}
+
 static void arena_reset(etl_decoder *d)
 {
 	d->cur = d->chunks;
@@ -240,11 +261,22 @@ int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
 uint64_t etl__dec_hash(const void *key, size_t n, uint64_t h)
 {
 	const uint8_t *b = key;
-	for (size_t i = 0; i < n; i++) {
+	size_t i = 0;
+	/* Eight bytes per step (TraceLogging keys are whole metadata blobs,
+	 * hashed for every event); the shift folds the high bits, which the
+	 * multiplication only moves upwards, into the low ones the bucket
+	 * index uses. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+		h ^= h >> 32;
+	}
+	for (; i < n; i++) {                    /* FNV-1a for the tail */
 		h ^= b[i];
 		h *= 0x100000001b3ull;
 	}
-	return h;
+	return h ^ h >> 29;
 }
 
 void *etl__dec_cache_find(etl_decoder *d, uint64_t hash, const void *key, size_t key_len)

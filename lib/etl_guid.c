@@ -5,13 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "etl.h"
+#include "etl_fmt.h"
 
 char *etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRLEN])
 {
-	snprintf(out, ETL_GUID_STRLEN, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-	         (unsigned)g->data1, (unsigned)g->data2, (unsigned)g->data3,
-	         g->data4[0], g->data4[1], g->data4[2], g->data4[3],
-	         g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
+	etl__fmt_guid(out, g);      /* "%08x-%04x-%04x-%02x%02x-%02x...", by hand */
+	out[ETL_FMT_GUID_LEN] = 0;
 	return out;
 }
 

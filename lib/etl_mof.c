@@ -57,7 +57,8 @@ static int kind_ok(int kind)
 	}
 }
 
-static const struct mof_class *mof_find(const struct etl_event *ev, const char **opname)
+/* The table scan behind mof_find(). */
+static const struct mof_class *mof_scan(const struct etl_event *ev, const char **opname)
 {
 	const struct etl_guid *g = &ev->provider;
 	const struct mof_class *best = NULL;
@@ -68,9 +69,11 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 	for (size_t i = 0; i < etl__mof_n_classes; i++) {
 		const struct mof_class *c = &etl__mof_classes[i];
 		const char *name = NULL;
-		if (c->version > ev->version || (best && c->version <= best->version))
+		/* data1 first: it tells most classes apart for the price of
+		 * one comparison. */
+		if (c->guid->data1 != g->data1 || !etl_guid_equal(c->guid, g))
 			continue;
-		if (!etl_guid_equal(c->guid, g))
+		if (c->version > ev->version || (best && c->version <= best->version))
 			continue;
 		for (unsigned k = 0; k < c->n_ops; k++) {
 			if (c->ops[k].opcode == ev->opcode) {
@@ -85,9 +88,40 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 		if (c->version == ev->version)
 			break;
 	}
-	if (opname)
-		*opname = best_name;
+	*opname = best_name;
 	return best;
+}
+
+/* A small per-thread memo of mof_scan() results by (provider, opcode,
+ * version): each event is looked up twice (match, then decode) and a trace
+ * holds few distinct kinds. The tables are constant, so entries never go
+ * stale; per thread, so decoders in different threads do not race. */
+#define MOF_MEMO_SIZE 64u
+struct mof_memo {
+	struct etl_guid guid;
+	uint8_t opcode, version, used;
+	const struct mof_class *c;
+	const char *opname;
+};
+static _Thread_local struct mof_memo mof_memo[MOF_MEMO_SIZE];
+
+static const struct mof_class *mof_find(const struct etl_event *ev, const char **opname)
+{
+	const struct etl_guid *g = &ev->provider;
+	uint32_t h = (g->data1 ^ g->data2 ^ (uint32_t)ev->opcode * 31u ^ (uint32_t)ev->version * 131u);
+	struct mof_memo *m = &mof_memo[(h ^ h >> 7) % MOF_MEMO_SIZE];
+	const char *name;
+	if (!(m->used && m->opcode == ev->opcode && m->version == ev->version && etl_guid_equal(&m->guid, g))) {
+		m->c = mof_scan(ev, &name);
+		m->opname = name;
+		m->guid = *g;
+		m->opcode = ev->opcode;
+		m->version = ev->version;
+		m->used = 1;
+	}
+	if (opname)
+		*opname = m->opname;
+	return m->c;
 }
 
 int etl__mof_match(const struct etl_event *ev)
@@ -126,12 +160,10 @@ static int nomem(struct mof_walk *w, const struct mof_field *f)
 static int set_utf16(struct mof_walk *w, const struct mof_field *f, struct etl_prop *pr,
                      const uint8_t *p, size_t n)
 {
-	size_t len = etl__utf16_utf8_len(p, n);
-	char *out = etl__dec_alloc(w->d, len + 1);
+	size_t len;
+	char *out = etl__dec_utf16(w->d, p, n, &len);
 	if (!out)
 		return nomem(w, f);
-	etl__utf16_to_utf8_buf(p, n, out);
-	out[len] = 0;
 	pr->v.str.s = out;
 	pr->v.str.len = len;
 	return ETL_OK;

@@ -36,6 +36,7 @@
 #include <string.h>
 #include "etl_private.h"
 #include "etl_output.h"
+#include "etl_fmt.h"
 #include "../formats/out.h"
 
 
@@ -46,7 +47,7 @@ static const struct etl_guid eventtrace_guid = {
 
 /* ---- growable buffer ------------------------------------------------- */
 
-static int ob_reserve(struct etl_outbuf *b, size_t n)
+int etl__ob_grow(struct etl_outbuf *b, size_t n)
 {
 	if (b->oom)
 		return -1;
@@ -69,23 +70,32 @@ static int ob_reserve(struct etl_outbuf *b, size_t n)
 	return 0;
 }
 
-void etl__ob_put(struct etl_outbuf *b, const void *s, size_t n)
+void etl__ob_u64(struct etl_outbuf *b, uint64_t v)
 {
-	if (n == 0 || ob_reserve(b, n) != 0)
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
+	char *o = etl__ob_room(b, ETL_FMT_U64_MAX);
+	if (o)
+		b->len += etl__fmt_u64(o, v);
 }
 
-void etl__ob_puts(struct etl_outbuf *b, const char *s)
+void etl__ob_i64(struct etl_outbuf *b, int64_t v)
 {
-	etl__ob_put(b, s, strlen(s));
+	char *o = etl__ob_room(b, ETL_FMT_I64_MAX);
+	if (o)
+		b->len += etl__fmt_i64(o, v);
 }
 
-void etl__ob_putc(struct etl_outbuf *b, char c)
+void etl__ob_hex64(struct etl_outbuf *b, uint64_t v)
 {
-	if (ob_reserve(b, 1) == 0)
-		b->p[b->len++] = c;
+	char *o = etl__ob_room(b, ETL_FMT_HEX64_MAX);
+	if (o)
+		b->len += etl__fmt_hex64(o, v);
+}
+
+void etl__ob_filetime(struct etl_outbuf *b, int64_t ft)
+{
+	char *o = etl__ob_room(b, ETL_FMT_TIME_MAX);
+	if (o)
+		b->len += etl__fmt_filetime(o, ft);
 }
 
 void etl__ob_printf(struct etl_outbuf *b, const char *fmt, ...)
@@ -101,7 +111,7 @@ void etl__ob_printf(struct etl_outbuf *b, const char *fmt, ...)
 		etl__ob_put(b, tmp, (size_t)n);
 		return;
 	}
-	if (ob_reserve(b, (size_t)n + 1) != 0)
+	if (etl__ob_grow(b, (size_t)n + 1) != 0)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
@@ -279,19 +289,211 @@ int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn
 	return write(ctx, "\"", 1);
 }
 
-static int ob_sink(void *ctx, const void *p, size_t n)
+/* 1 for the bytes a JSON string holds as they are: printable ASCII (and
+ * DEL) other than " and \. Bytes from 0x80 are checked as UTF-8. */
+static const uint8_t json_plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* The escape etl_json_escape() writes (flags 0) for byte c at p (n bytes
+ * left), which is not plain: *used is how many input bytes it stands for
+ * (a whole UTF-8 sequence is copied as it is). */
+static void json_escape_one(struct etl_outbuf *b, const unsigned char *p, size_t n, size_t *used)
 {
-	etl__ob_put(ctx, p, n);
-	return 0;
+	unsigned char c = p[0];
+	*used = 1;
+	if (c >= 0x80) {
+		size_t len = etl__utf8_len(p, n);
+		if (len) {
+			etl__ob_put(b, p, len);
+			*used = len;
+		} else {
+			ETL_OB_LIT(b, "\\ufffd");
+		}
+		return;
+	}
+	switch (c) {
+	case '"': ETL_OB_LIT(b, "\\\""); return;
+	case '\\': ETL_OB_LIT(b, "\\\\"); return;
+	case '\n': ETL_OB_LIT(b, "\\n"); return;
+	case '\r': ETL_OB_LIT(b, "\\r"); return;
+	case '\t': ETL_OB_LIT(b, "\\t"); return;
+	case '\b': ETL_OB_LIT(b, "\\b"); return;
+	case '\f': ETL_OB_LIT(b, "\\f"); return;
+	default: {
+		char esc[6] = { '\\', 'u', '0', '0', hexdig_lc[c >> 4], hexdig_lc[c & 15] };
+		etl__ob_put(b, esc, 6);
+	}
+	}
 }
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* Non-zero when one of the 8 bytes in x is zero (exact for "any"). */
+static uint64_t has_zero_byte(uint64_t x)
+{
+	return (x - ONES) & ~x & HIGHS;
+}
+
+/* The high bit of each byte of x that is not plain (a control, '"', '\\'
+ * or from 0x80). Exact for the lowest such byte (borrows only run upwards),
+ * which is all the callers use. */
+static uint64_t json_bad_bytes(uint64_t x)
+{
+	return ((x - ONES * 0x20) & ~x & HIGHS)          /* a byte < 0x20 */
+	       | has_zero_byte(x ^ (ONES * '"'))
+	       | has_zero_byte(x ^ (ONES * '\\'))
+	       | (x & HIGHS);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JSON_SWAR_LE 1
+#else
+#define JSON_SWAR_LE 0
+#endif
+
+/* Length of the run of plain bytes at p (at most n), eight bytes at a
+ * time. On little-endian hosts the first bad byte of a word is found from
+ * its flag bit; elsewhere, and in the last partial word, bytes are looked
+ * at one by one. */
+static size_t json_plain_run(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, p + i, 8);
+		uint64_t bad = json_bad_bytes(x);
+		if (bad) {
+			if (JSON_SWAR_LE)
+				return i + (size_t)__builtin_ctzll(bad) / 8;
+			break;
+		}
+	}
+	while (i < n && json_plain[p[i]])
+		i++;
+	return i;
+}
+
+/* Strings up to this many bytes are escaped into room reserved for the
+ * worst case (6 output bytes per input byte), without a check per piece. */
+#define JSON_DIRECT_MAX 8192u
+
+size_t etl__out_json_escape_ascii(char *o, unsigned char c)
+{
+	char e = 0;
+	switch (c) {
+	case '"': e = '"'; break;
+	case '\\': e = '\\'; break;
+	case '\n': e = 'n'; break;
+	case '\r': e = 'r'; break;
+	case '\t': e = 't'; break;
+	case '\b': e = 'b'; break;
+	case '\f': e = 'f'; break;
+	default: break;
+	}
+	o[0] = '\\';
+	if (e) {
+		o[1] = e;
+		return 2;
+	}
+	o[1] = 'u';
+	o[2] = '0';
+	o[3] = '0';
+	o[4] = hexdig_lc[c >> 4];
+	o[5] = hexdig_lc[c & 15];
+	return 6;
+}
+
+/* etl__out_json_string() for n <= JSON_DIRECT_MAX: into room reserved for
+ * the worst case, copying eight bytes at a time on little-endian hosts
+ * (each word is stored whole and kept as far as its bytes are plain, so 8
+ * bytes of slack are reserved too). */
+static void json_string_direct(struct etl_outbuf *b, const unsigned char *p, size_t n)
+{
+	char *o = etl__ob_room(b, 6 * n + 2 + 8);
+	if (!o)
+		return;
+	*o++ = '"';
+	size_t i = 0;
+	while (i < n) {
+		if (JSON_SWAR_LE && n - i >= 8) {
+			uint64_t x;
+			memcpy(&x, p + i, 8);
+			memcpy(o, &x, 8);
+			uint64_t bad = json_bad_bytes(x);
+			if (!bad) {
+				i += 8;
+				o += 8;
+				continue;
+			}
+			size_t k = (size_t)__builtin_ctzll(bad) / 8;   /* plain bytes before */
+			i += k;
+			o += k;
+		} else if (json_plain[p[i]]) {
+			*o++ = (char)p[i++];
+			continue;
+		}
+		unsigned char c = p[i];                    /* not plain */
+		size_t len = c >= 0x80 ? etl__utf8_len(p + i, n - i) : 0;
+		if (len) {                      /* valid UTF-8: as it is */
+			memcpy(o, p + i, len);
+			o += len;
+			i += len;
+		} else if (c >= 0x80) {
+			memcpy(o, "\\ufffd", 6);
+			o += 6;
+			i++;
+		} else {
+			o += etl__out_json_escape_ascii(o, c);
+			i++;
+		}
+	}
+	*o++ = '"';
+	b->len = (size_t)(o - b->p);
+}
+
+/* The same text as etl_json_escape(s, n, 0, ...) into b, but runs of plain
+ * bytes are found eight at a time and copied whole. */
 void etl__out_json_string(struct etl_outbuf *b, const char *s, size_t n)
 {
 	if (!s) {
-		etl__ob_puts(b, "null");
+		ETL_OB_LIT(b, "null");
 		return;
 	}
-	etl_json_escape(s, n, 0, ob_sink, b);
+	const unsigned char *p = (const unsigned char *)s;
+	if (n <= JSON_DIRECT_MAX) {
+		json_string_direct(b, p, n);
+		return;
+	}
+	size_t i = 0;
+	etl__ob_putc(b, '"');
+	for (;;) {
+		size_t run = i;
+		i += json_plain_run(p + i, n - i);
+		etl__ob_put(b, p + run, i - run);
+		if (i >= n)
+			break;
+		size_t used;
+		json_escape_one(b, p + i, n - i, &used);
+		i += used;
+	}
+	etl__ob_putc(b, '"');
 }
 
 static void put_xnn(struct etl_outbuf *b, unsigned char c)
@@ -372,7 +574,7 @@ void etl__out_text_name(struct etl_outbuf *b, const char *s, size_t n)
 
 void etl__out_hex(struct etl_outbuf *b, const uint8_t *p, size_t n)
 {
-	if (n == 0 || n > (ETL_OUTBUF_MAX / 2) || ob_reserve(b, 2 * n) != 0)
+	if (n == 0 || n > (ETL_OUTBUF_MAX / 2) || etl__ob_grow(b, 2 * n) != 0)
 		return;
 	char *o = b->p + b->len;
 	for (size_t i = 0; i < n; i++) {
@@ -384,10 +586,13 @@ void etl__out_hex(struct etl_outbuf *b, const uint8_t *p, size_t n)
 
 void etl__out_guid(struct etl_outbuf *b, const struct etl_guid *g)
 {
-	char s[ETL_GUID_STRLEN];
-	etl__ob_putc(b, '{');
-	etl__ob_puts(b, etl_guid_format(g, s));
-	etl__ob_putc(b, '}');
+	char *o = etl__ob_room(b, ETL_FMT_GUID_LEN + 2);
+	if (!o)
+		return;
+	o[0] = '{';
+	etl__fmt_guid(o + 1, g);
+	o[ETL_FMT_GUID_LEN + 1] = '}';
+	b->len += ETL_FMT_GUID_LEN + 2;
 }
 
 /* ---- values --------------------------------------------------------- */
@@ -439,7 +644,11 @@ static void put_float(struct etl_outbuf *b, double v, int single)
 
 static void put_ipv4(struct etl_outbuf *b, const uint8_t a[4])
 {
-	etl__ob_printf(b, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			etl__ob_putc(b, '.');
+		etl__ob_u64(b, a[i]);
+	}
 }
 
 static void put_ipv6(struct etl_outbuf *b, const uint8_t a[16])
@@ -459,13 +668,15 @@ static int put_sockaddr(struct etl_outbuf *b, const uint8_t *p, size_t n)
 	unsigned family = p[0] | (unsigned)p[1] << 8;
 	if (family == 2 && n >= 8) {
 		put_ipv4(b, p + 4);
-		etl__ob_printf(b, ":%u", (unsigned)(p[2] << 8 | p[3]));
+		etl__ob_putc(b, ':');
+		etl__ob_u64(b, (unsigned)(p[2] << 8 | p[3]));
 		return 0;
 	}
 	if (family == 23 && n >= 24) {
 		etl__ob_putc(b, '[');
 		put_ipv6(b, p + 8);
-		etl__ob_printf(b, "]:%u", (unsigned)(p[2] << 8 | p[3]));
+		ETL_OB_LIT(b, "]:");
+		etl__ob_u64(b, (unsigned)(p[2] << 8 | p[3]));
 		return 0;
 	}
 	return -1;
@@ -479,14 +690,19 @@ static int put_sid(struct etl_outbuf *b, const uint8_t *p, size_t n)
 	uint64_t auth = 0;
 	for (int i = 2; i < 8; i++)
 		auth = auth << 8 | p[i];
-	if (auth >> 32)
-		etl__ob_printf(b, "S-%u-0x%012llx", p[0], (unsigned long long)auth);
-	else
-		etl__ob_printf(b, "S-%u-%llu", p[0], (unsigned long long)auth);
+	ETL_OB_LIT(b, "S-");
+	etl__ob_u64(b, p[0]);
+	if (auth >> 32) {
+		etl__ob_printf(b, "-0x%012llx", (unsigned long long)auth);
+	} else {
+		etl__ob_putc(b, '-');
+		etl__ob_u64(b, auth);
+	}
 	for (unsigned i = 0; i < p[1]; i++) {
 		const uint8_t *s = p + 8 + 4 * i;
-		etl__ob_printf(b, "-%lu", (unsigned long)((uint32_t)s[0] | (uint32_t)s[1] << 8 |
-		                                          (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24));
+		etl__ob_putc(b, '-');
+		etl__ob_u64(b, (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 |
+		               (uint32_t)s[3] << 24);
 	}
 	return 0;
 }
@@ -537,10 +753,9 @@ int etl__out_value(struct etl_outbuf *b, const struct etl_prop *p)
 	case ETL_VAL_UINT: {
 		uint64_t u = p->v.u;
 		if (is_hex_type(p)) {
-			unsigned w = in_type_bytes(p->in_type);
-			if (w < 8)
-				u &= ((uint64_t)1 << (8 * w)) - 1;
-			etl__ob_printf(b, "0x%llx", (unsigned long long)u);
+			char *o = etl__ob_room(b, ETL_OUT_HEX_INT_MAX);
+			if (o)
+				b->len += etl__out_hex_int(o, p);
 			return ETL_OUTV_STRING;
 		}
 		if (p->out_type == ETL_OUT_STRING &&
@@ -558,15 +773,15 @@ int etl__out_value(struct etl_outbuf *b, const struct etl_prop *p)
 			return ETL_OUTV_STRING;
 		}
 		if (p->kind == ETL_VAL_UINT && p->out_type == ETL_OUT_PORT) {
-			etl__ob_printf(b, "%u", (unsigned)((u & 0xFF) << 8 | (u >> 8 & 0xFF)));
+			etl__ob_u64(b, (unsigned)((u & 0xFF) << 8 | (u >> 8 & 0xFF)));
 			return ETL_OUTV_NUMBER;
 		}
 		if (p->kind == ETL_VAL_INT) {
-			etl__ob_printf(b, "%lld", (long long)p->v.i);
+			etl__ob_i64(b, p->v.i);
 			return (p->v.i > -(int64_t)JSON_SAFE_INT && p->v.i < (int64_t)JSON_SAFE_INT)
 			       ? ETL_OUTV_NUMBER : ETL_OUTV_STRING;
 		}
-		etl__ob_printf(b, "%llu", (unsigned long long)u);
+		etl__ob_u64(b, u);
 		return u < JSON_SAFE_INT ? ETL_OUTV_NUMBER : ETL_OUTV_STRING;
 	}
 	case ETL_VAL_FLOAT:
@@ -579,11 +794,9 @@ int etl__out_value(struct etl_outbuf *b, const struct etl_prop *p)
 	case ETL_VAL_GUID:
 		etl__out_guid(b, &p->v.guid);
 		return ETL_OUTV_STRING;
-	case ETL_VAL_FILETIME: {
-		char t[ETL_TIME_STRLEN];
-		etl__ob_puts(b, etl_filetime_format(p->v.i, t, sizeof t));
+	case ETL_VAL_FILETIME:
+		etl__ob_filetime(b, p->v.i);
 		return ETL_OUTV_STRING;
-	}
 	case ETL_VAL_SID:
 		if (p->v.bin.p && put_sid(b, p->v.bin.p, p->v.bin.len) == 0)
 			return ETL_OUTV_STRING;
@@ -610,27 +823,26 @@ int etl__out_value(struct etl_outbuf *b, const struct etl_prop *p)
 	return ETL_OUTV_STRING;
 }
 
+size_t etl__out_hex_int(char *o, const struct etl_prop *p)
+{
+	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || !is_hex_type(p))
+		return 0;
+	uint64_t u = p->v.u;
+	unsigned w = in_type_bytes(p->in_type);
+	if (w < 8)                              /* two's complement of the width */
+		u &= ((uint64_t)1 << (8 * w)) - 1;
+	o[0] = '0';
+	o[1] = 'x';
+	return 2 + etl__fmt_hex64(o + 2, u);
+}
+
+int etl__out_value_needs_escape(const struct etl_prop *p)
+{
+	return p->kind == ETL_VAL_STRING ||
+	       ((p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT) && p->out_type == ETL_OUT_STRING);
+}
+
 /* ---- the property tree ----------------------------------------------- */
-
-int etl__out_is_top(const struct etl_out_rec *r, uint32_t i)
-{
-	return i < r->n_props && r->props[i].parent == ETL_PROP_NO_PARENT;
-}
-
-void etl__out_children(const struct etl_out_rec *r, uint32_t i, unsigned depth,
-                       uint32_t *first, uint32_t *count)
-{
-	const struct etl_prop *p = &r->props[i];
-	*first = 0;
-	*count = 0;
-	if (depth >= ETL_OUT_MAX_DEPTH || p->n_children == 0)
-		return;
-	if (p->first_child <= i || p->first_child > r->n_props ||
-	    p->n_children > r->n_props - p->first_child)
-		return;
-	*first = p->first_child;
-	*count = p->n_children;
-}
 
 struct leaf_walk {
 	const struct etl_out_rec *r;
@@ -651,7 +863,9 @@ static int leaf_visit(struct leaf_walk *w, uint32_t i, unsigned depth)
 		const struct etl_prop *c = &w->r->props[first + k];
 		w->name.len = base;
 		if (p->kind == ETL_VAL_ARRAY) {
-			etl__ob_printf(&w->name, "[%u]", k);
+			etl__ob_putc(&w->name, '[');
+			etl__ob_u64(&w->name, k);
+			etl__ob_putc(&w->name, ']');
 		} else {
 			etl__ob_putc(&w->name, '.');
 			etl__ob_puts(&w->name, c->name ? c->name : "");
@@ -829,8 +1043,7 @@ static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
 		snprintf(o->display, sizeof o->display, "component:%u", (unsigned)ev->component_id);
 		r->display = o->display;
 	} else {
-		char g[ETL_GUID_STRLEN];
-		snprintf(o->display, sizeof o->display, "%s", etl_guid_format(&ev->provider, g));
+		etl_guid_format(&ev->provider, o->display);  /* 64 bytes: room enough */
 		r->display = o->display;
 	}
 	if (dec && dec->event_name)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "etl.h"
 #include "etl_private.h"
+#include "etl_fmt.h"
 
 void etl__clock_init(struct etl_clock *ck, const struct etl_logfile *lf)
 {
@@ -108,7 +109,51 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 #define FT_UNIX_EPOCH 116444736000000000LL  /* 1970-01-01 in FILETIME */
 #define FT_PER_SEC 10000000LL
 
-char *etl_filetime_format(int64_t ft, char *out, size_t outlen)
+/* Writes d as exactly two digits (d < 100). */
+static char *put2(char *p, unsigned d)
+{
+	p[0] = (char)('0' + d / 10);
+	p[1] = (char)('0' + d % 10);
+	return p + 2;
+}
+
+/* "YYYY-MM-DDT" for a day number (days since 1970-01-01); returns the
+ * length (at most 13: the year takes 4 to 6 characters). */
+static size_t fmt_date(char *out, int64_t days)
+{
+	int64_t y;
+	unsigned m, d;
+	civil_from_days(days, &y, &m, &d);
+	char *p = out;
+	/* "%04lld": the sign counts in the width of 4. */
+	if (y >= 0 && y < 10000) {
+		p = put2(p, (unsigned)(y / 100));
+		p = put2(p, (unsigned)(y % 100));
+	} else if (y < 0 && y > -1000) {
+		*p++ = '-';
+		*p++ = (char)('0' + (unsigned)(-y / 100));
+		p = put2(p, (unsigned)(-y % 100));
+	} else {
+		p += etl__fmt_i64(p, y);  /* already 5 characters or more */
+	}
+	*p++ = '-';
+	p = put2(p, m);
+	*p++ = '-';
+	p = put2(p, d);
+	*p++ = 'T';
+	return (size_t)(p - out);
+}
+
+/* The date text of the last day formatted, per thread: the events of a
+ * trace mostly fall on one day, and the calendar takes several divisions. */
+static _Thread_local struct {
+	int valid;
+	int64_t days;
+	size_t len;
+	char text[16];
+} day_memo;
+
+size_t etl__fmt_filetime(char *out, int64_t ft)
 {
 	/* Split before moving to the Unix epoch (a whole number of seconds):
 	 * ft - FT_UNIX_EPOCH overflows for ft near INT64_MIN. */
@@ -123,12 +168,41 @@ char *etl_filetime_format(int64_t ft, char *out, size_t outlen)
 		rem += 86400;
 		days -= 1;
 	}
-	int64_t y;
-	unsigned m, d;
-	civil_from_days(days, &y, &m, &d);
-	snprintf(out, outlen, "%04lld-%02u-%02uT%02u:%02u:%02u.%07lldZ", (long long)y, m, d,
-	         (unsigned)(rem / 3600), (unsigned)(rem / 60 % 60), (unsigned)(rem % 60),
-	         (long long)frac);
+	if (!day_memo.valid || day_memo.days != days) {
+		day_memo.len = fmt_date(day_memo.text, days);
+		day_memo.days = days;
+		day_memo.valid = 1;
+	}
+	char *p = out;
+	memcpy(p, day_memo.text, day_memo.len);
+	p += day_memo.len;
+	p = put2(p, (unsigned)(rem / 3600));
+	*p++ = ':';
+	p = put2(p, (unsigned)(rem / 60 % 60));
+	*p++ = ':';
+	p = put2(p, (unsigned)(rem % 60));
+	*p++ = '.';
+	unsigned f = (unsigned)frac;        /* 0 .. 9999999: seven digits */
+	p[6] = (char)('0' + f % 10);
+	f /= 10;
+	for (int i = 2; i >= 0; i--, f /= 100)
+		put2(p + 2 * i, f % 100);
+	p += 7;
+	*p++ = 'Z';
+	return (size_t)(p - out);
+}
+
+char *etl_filetime_format(int64_t ft, char *out, size_t outlen)
+{
+	char tmp[ETL_FMT_TIME_MAX];
+	size_t n = etl__fmt_filetime(tmp, ft);
+	if (outlen == 0)
+		return out;
+	/* snprintf semantics: truncated to outlen - 1 bytes, always NUL-ended. */
+	if (n > outlen - 1)
+		n = outlen - 1;
+	memcpy(out, tmp, n);
+	out[n] = 0;
 	return out;
 }
 

@@ -130,24 +130,100 @@ static uint32_t utf16_next(const uint8_t *p, size_t n, size_t *i)
 	return u;
 }
 
+/* Whether the four UTF-16LE code units at p are all ASCII (U+0000-U+007F):
+ * most strings in events are, and such a block converts byte by byte. */
+static int ascii4(const uint8_t *p)
+{
+	return (p[1] | p[3] | p[5] | p[7]) == 0 && ((p[0] | p[2] | p[4] | p[6]) & 0x80) == 0;
+}
+
 size_t etl__utf16_utf8_len(const uint8_t *p, size_t n)
 {
 	size_t len = 0, i = 0;
 	n &= ~(size_t)1;
 	while (i < n) {
+		if (n - i >= 8 && ascii4(p + i)) {
+			len += 4;
+			i += 8;
+			continue;
+		}
 		uint32_t cp = utf16_next(p, n, &i);
 		len += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 	}
 	return len;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TL_LE 1
+#else
+#define TL_LE 0
+#endif
+
 size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out)
 {
 	size_t o = 0, i = 0;
 	n &= ~(size_t)1;
-	while (i < n)
+	while (i < n) {
+		if (TL_LE && n - i >= 8) {
+			/* Four code units as one little-endian word: all ASCII when
+			 * no bit above the low 7 is set in any 16-bit lane; their low
+			 * bytes are then packed into four output bytes. */
+			uint64_t x;
+			memcpy(&x, p + i, 8);
+			if (!(x & 0xFF80FF80FF80FF80ull)) {
+				uint32_t w = (uint32_t)((x & 0xFF) | (x >> 8 & 0xFF00) | (x >> 16 & 0xFF0000) |
+				                        (x >> 24 & 0xFF000000));
+				memcpy(out + o, &w, 4);
+				o += 4;
+				i += 8;
+				continue;
+			}
+		} else if (n - i >= 8 && ascii4(p + i)) {
+			out[o] = (char)p[i];
+			out[o + 1] = (char)p[i + 2];
+			out[o + 2] = (char)p[i + 4];
+			out[o + 3] = (char)p[i + 6];
+			o += 4;
+			i += 8;
+			continue;
+		}
 		o += put_utf8(out + o, utf16_next(p, n, &i));
+	}
 	return o;
+}
+
+size_t etl__utf16_nul(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	/* Four code units per step while none is zero. A 16-bit lane is zero
+	 * exactly when both its bytes are, whatever the host's byte order. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, p + i, 8);
+		if ((x - 0x0001000100010001ull) & ~x & 0x8000800080008000ull)
+			break;
+	}
+	while (i + 2 <= n && (p[i] | p[i + 1]))
+		i += 2;
+	return i;
+}
+
+char *etl__dec_utf16(etl_decoder *d, const uint8_t *p, size_t n, size_t *len)
+{
+	n &= ~(size_t)1;
+	if (n / 2 > (SIZE_MAX - 1) / 3)
+		return NULL;
+	/* One pass: room for the worst case (a code unit is at most 3 bytes
+	 * of UTF-8; a surrogate pair, two units, 4), the tail given back. */
+	size_t cap = n / 2 * 3 + 1;
+	char *out = etl__dec_alloc(d, cap);
+	if (!out)
+		return NULL;
+	size_t o = etl__utf16_to_utf8_buf(p, n, out);
+	out[o] = 0;
+	etl__dec_shrink(d, out, cap, o + 1);
+	*len = o;
+	return out;
 }
 
 /* Length of the valid UTF-8 sequence at p[0..n), or 0 if invalid. */
@@ -602,12 +678,10 @@ static int fail_nomem(struct tl_dec *x, const struct tl_field *f)
 static int set_utf16(struct tl_dec *x, const struct tl_field *f, uint32_t slot,
                      const uint8_t *p, size_t n)
 {
-	size_t len = etl__utf16_utf8_len(p, n);
-	char *out = etl__dec_alloc(x->d, len + 1);
+	size_t len;
+	char *out = etl__dec_utf16(x->d, p, n, &len);
 	if (!out)
 		return fail_nomem(x, f);
-	etl__utf16_to_utf8_buf(p, n, out);
-	out[len] = 0;
 	struct etl_prop *pr = etl__dec_prop(x->d, slot);
 	pr->v.str.s = out;
 	pr->v.str.len = len;
@@ -679,6 +753,7 @@ static int systemtime_to_filetime(const uint8_t *b, int64_t *ft)
 
 static int decode_fields(struct tl_dec *x, uint32_t first, uint32_t count, uint32_t base,
                          uint32_t parent);
+static void set_int(struct etl_prop *p, const struct tl_field *f, unsigned sz, uint64_t u);
 
 /* One value of field fi (a scalar, an array element or a struct instance)
  * into props[slot]. */
@@ -726,9 +801,7 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 	}
 	case ETL_IN_UNICODESTRING: {
 		const uint8_t *s = etl_cur_ptr(c);
-		size_t i = 0, n, used;
-		while (i + 2 <= left && (s[i] | s[i + 1]))
-			i += 2;
+		size_t i = etl__utf16_nul(s, left), n, used;
 		if (i + 2 <= left) {
 			n = i;
 			used = i + 2;
@@ -850,6 +923,57 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 		return fail_short(x, f, sz);
 	uint64_t u = sz == 1 ? etl_cur_u8(c) : sz == 2 ? etl_cur_u16(c) :
 	             sz == 4 ? etl_cur_u32(c) : etl_cur_u64(c);
+	set_int(p, f, sz, u);
+	return ETL_OK;
+}
+
+/* Elements of an array of integers whose n * sz bytes are all in the
+ * payload: the properties decode_value() gives, without its dispatch per
+ * element (a character array holds one property per character). */
+/* n elements of sz bytes at b, copies of tmpl with their value and
+ * offset. Inline with a constant sz at each call, so that every element
+ * size gets its own loop without a branch per element. */
+static inline void fill_int_elems(struct etl_prop *props, const struct etl_prop *tmpl,
+                                  const uint8_t *b, uint32_t n, uint32_t pos, unsigned sz)
+{
+	for (uint32_t i = 0; i < n; i++, b += sz) {
+		uint64_t u = sz == 1 ? b[0] : sz == 2 ? etl_le16(b) : sz == 4 ? etl_le32(b) : etl_le64(b);
+		if (tmpl->kind == ETL_VAL_INT)      /* as set_int() sign-extends */
+			u = (uint64_t)(sz == 1 ? (int8_t)u : sz == 2 ? (int16_t)u : sz == 4 ? (int32_t)u : (int64_t)u);
+		else if (tmpl->kind == ETL_VAL_BOOL)
+			u = u != 0;
+		/* Assigned whole: the slots came from etl__dec_reserve_raw(). */
+		props[i] = *tmpl;
+		props[i].v.u = u;
+		props[i].payload_offset = pos + i * sz;
+	}
+}
+
+static void decode_int_elems(struct tl_dec *x, const struct tl_field *f, unsigned sz,
+                             uint32_t base, uint32_t n, uint32_t parent)
+{
+	struct etl_cur *c = &x->pay;
+	struct etl_prop *props = etl__dec_prop(x->d, base);  /* no reserve below */
+	/* Every element has the same kind (it does not depend on the value):
+	 * worked out once, on a template. */
+	struct etl_prop tmpl = {
+		.name = f->name, .in_type = f->in_type, .out_type = f->out_type, .parent = parent,
+	};
+	set_int(&tmpl, f, sz, 0);
+	const uint8_t *b = etl_cur_ptr(c);
+	uint32_t pos = (uint32_t)c->pos;
+	switch (sz) {
+	case 1: fill_int_elems(props, &tmpl, b, n, pos, 1); break;
+	case 2: fill_int_elems(props, &tmpl, b, n, pos, 2); break;
+	case 4: fill_int_elems(props, &tmpl, b, n, pos, 4); break;
+	default: fill_int_elems(props, &tmpl, b, n, pos, 8); break;
+	}
+	c->pos += (size_t)n * sz;               /* the caller checked n * sz fits */
+}
+
+/* The value of an integer field (sz bytes read as u): kind and v. */
+static void set_int(struct etl_prop *p, const struct tl_field *f, unsigned sz, uint64_t u)
+{
 	switch (f->in_type) {
 	case ETL_IN_INT8: p->v.i = (int8_t)u; p->kind = ETL_VAL_INT; break;
 	case ETL_IN_INT16: p->v.i = (int16_t)u; p->kind = ETL_VAL_INT; break;
@@ -864,7 +988,6 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 	} else if (sz == 8 && f->out_type == ETL_OUT_DATETIME) {
 		p->kind = ETL_VAL_FILETIME;
 	}
-	return ETL_OK;
 }
 
 /* Field fi (scalar or array) into props[slot]. */
@@ -894,12 +1017,19 @@ static int decode_field(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 			                     f->name, x->pay.pos, etl_cur_left(&x->pay));
 		n = etl_cur_u16(&x->pay);
 	}
-	base = etl__dec_reserve(x->d, n, &oom);
+	/* Integers whose bytes are all there are decoded in one loop. */
+	unsigned sz = int_size(f->in_type);     /* 0: not an integer */
+	int direct = sz && n && n <= etl_cur_left(&x->pay) / sz;
+	base = direct ? etl__dec_reserve_raw(x->d, n, &oom) : etl__dec_reserve(x->d, n, &oom);
 	if (base == UINT32_MAX)
 		return fail_limit(x, f, oom);
 	p = etl__dec_prop(x->d, slot);
 	p->first_child = base;
 	p->n_children = n;
+	if (direct) {
+		decode_int_elems(x, f, sz, base, n, slot);
+		return ETL_OK;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		int rc = decode_value(x, fi, base + i, slot);
 		if (rc != ETL_OK)
