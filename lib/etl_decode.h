@@ -212,8 +212,12 @@ int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
  *  Manifest events (source ETL_DECODE_MANIFEST): EVENT_HEADER events
  *  without an EVENT_SCHEMA_TL item are looked up by (provider, id,
  *  version); when the provider defines the id but not that version, the
- *  highest defined version below it is used (newer versions append fields;
- *  trailing payload bytes are ignored). Without a definition the event
+ *  highest defined version below it is used (newer versions append fields);
+ *  the payload bytes its template does not read (the appended fields) are
+ *  then the last top-level property, "ExtraData" (ETL_VAL_BINARY, in_type
+ *  BINARY, out_type HEXBINARY; after any struct or array children). With
+ *  the exact version, trailing payload bytes are ignored. Without a
+ *  definition (no version of that id at or below the event's) the event
  *  fails with the "no schema for this event" error above. Results:
  *    - provider_name from the provider element; event_name is the event's
  *      symbol, else "Task/Opcode" (or the task); task, opcode and level
@@ -271,6 +275,15 @@ int etl_decoder_add_manifest(etl_decoder *d, const char *path);
  *      expression, in TMF order; kinds as for manifests (ItemNTSTATUS,
  *      ItemHRESULT, ItemWINERROR, ItemIPAddr, ItemPort carry the matching
  *      out_type; ItemULongX / ...X hex out-types);
+ *    - then the standard prefix fields as top-level properties named as
+ *      TDH names WPP properties, each only when known: SequenceNum (u32,
+ *      when the record has a sequence number), FunctionName (FUNC=),
+ *      ComponentName (COMPNAME=, else the GUID line's component),
+ *      SubComponentName (SUBCOMP=), GuidTypeName (the file_line),
+ *      FlagsName (FLAGS=), LevelName (LEVEL=), and Prefix: tracefmt's
+ *      default prefix "[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]" rendered,
+ *      e.g. "[1]04D2.1A2B::02/17/2020-12:48:30.123 [comp]". A prefix
+ *      property is left out when an argument has its name;
  *    - provider_name is the GUID line's component, event_name the FUNC=
  *      value (else the file_line), level_name the LEVEL= value,
  *      keywords_name the FLAGS= value;
@@ -280,9 +293,12 @@ int etl_decoder_add_manifest(etl_decoder *d, const char *path);
  *      precision; length modifiers h l ll I64 I32 w are accepted and
  *      ignored, integers are converted at the argument's size), without
  *      such an argument %1..%9 are tracefmt's prefix fields (component,
- *      file_line, thread id, timestamp, kernel time, user time, sequence,
- *      process id, CPU); %!NAME! is the NAME= value of the #typev comment
- *      (%!COMPNAME! the component). Default texts: integers in decimal,
+ *      file_line, thread id, time, kernel time, user time, sequence,
+ *      process id, CPU; the time as MM/DD/YYYY-HH:MM:SS.mmm in UTC, or the
+ *      raw timestamp when the event has no UTC time); %!NAME! is the NAME=
+ *      value of the #typev comment (%!COMPNAME! defaults to the component,
+ *      %!FILE! to the GUID line's SRC= value, %!LINE! to the digits that
+ *      end the file_line). Default texts: integers in decimal,
  *      X types 0x-hex, ItemPtr and %p 0x-less zero-padded upper-case hex
  *      (with 0x when shown without %p), status codes 0x%08X, IP addresses
  *      dotted, GUIDs lower-case without braces, doubles %g, list values

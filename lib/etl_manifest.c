@@ -15,7 +15,11 @@
  *     to this decoder; one whose provider has no loaded manifest fails with
  *     the dispatcher's "no schema for this event" message (ETL_E_UNSUPPORTED);
  *   - an event whose (provider, id) is defined but not its version uses the
- *     highest defined version below it (newer versions append fields);
+ *     highest defined version below it (newer versions append fields, as
+ *     decoding.md §4.2 notes for kernel classes: newer builds append
+ *     fields, so readers accept longer payloads); the payload bytes
+ *     that template does not read (the appended fields) become a last
+ *     top-level binary property "ExtraData". With an exact version match
  *     trailing payload bytes are ignored;
  *   - the first definition of a (provider, id, version) loaded wins;
  *   - names: task/opcode/level/channel names are the manifest `name`
@@ -44,6 +48,7 @@
 
 #include "etl_cur.h"
 #include "etl_decode_private.h"
+#include "etl_fmt.h"
 
 #define MF_MAX_FILE_BYTES   (64u * 1024u * 1024u)
 #define MF_MAX_FIELDS       1024u   /* per template / struct level        */
@@ -116,12 +121,29 @@ struct mf_event {
 	const struct mf_template *tmpl;
 };
 
+/* A remembered find_event() result (see find_event_memo()). */
+#define MF_MEMO_SIZE 256u
+struct mf_memo {
+	struct etl_guid guid;
+	uint16_t id;
+	uint8_t version;
+	uint8_t used;
+	int prov_known;
+	const struct mf_event *e;
+};
+
 struct mf_set {
 	void **pool;
 	size_t n_pool, cap_pool;
 	struct mf_event **events;
 	size_t n_events, cap_events;
 	uint32_t seq;
+	/* Per-decoder state for decoding (a decoder is used by one thread at
+	 * a time): lookups by (provider, id, version), cleared whenever
+	 * events are added; the message buffer, kept from event to event. */
+	struct mf_memo memo[MF_MEMO_SIZE];
+	char *msg;
+	size_t msg_cap;
 };
 
 /* Loading state of one file. */
@@ -171,6 +193,7 @@ static void set_free(void *data)
 		free(s->pool[i]);
 	free(s->pool);
 	free(s->events);
+	free(s->msg);
 	free(s);
 }
 
@@ -793,6 +816,7 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParse
 		return L.oom ? ETL_FATAL : ETL_FAILED;
 	}
 	qsort(s->events, s->n_events, sizeof *s->events, cmp_event);
+	memset(s->memo, 0, sizeof s->memo);     /* lookups may now differ */
 	return ETL_OK;
 }
 
@@ -879,6 +903,24 @@ static const struct mf_event *find_event(const struct mf_set *s, const struct et
 		}
 	}
 	return NULL;
+}
+
+/* find_event() through the set's memo: the events of a trace are of few
+ * kinds, and the binary search compares GUIDs at every step. */
+static const struct mf_event *find_event_memo(struct mf_set *s, const struct etl_event *ev, int *prov_known)
+{
+	const struct etl_guid *g = &ev->provider;
+	uint32_t h = g->data1 ^ (uint32_t)g->data2 << 7 ^ (uint32_t)ev->id * 2654435761u ^ ev->version;
+	struct mf_memo *m = &s->memo[(h ^ h >> 16) % MF_MEMO_SIZE];
+	if (!(m->used && m->id == ev->id && m->version == ev->version && etl_guid_equal(&m->guid, g))) {
+		m->e = find_event(s, ev, &m->prov_known);
+		m->guid = *g;
+		m->id = ev->id;
+		m->version = ev->version;
+		m->used = 1;
+	}
+	*prov_known = m->prov_known;
+	return m->e;
 }
 
 /* ---- decoding -------------------------------------------------------- */
@@ -1129,6 +1171,7 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 	case ETL_IN_UNICODESTRING: case ETL_IN_COUNTEDSTRING: {
 		const uint8_t *p = etl_cur_ptr(c);
 		size_t nb, take;
+		int cut = 1;                    /* take may still hold a NUL */
 		if (f->in_type == ETL_IN_COUNTEDSTRING) {
 			if (!etl_cur_need(c, 2))
 				return fail_trunc(x, f->name, off);
@@ -1143,31 +1186,24 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 			nb = (size_t)len * 2;
 			take = nb;
 		} else {
+			cut = 0;                /* take ends at the first NUL */
 			size_t left = etl_cur_left(c);
 			if (left == 0)
 				return fail_trunc(x, f->name, off);
-			take = left & ~(size_t)1;
-			nb = take;
-			for (size_t i = 0; i + 1 < left; i += 2)
-				if (p[i] == 0 && p[i + 1] == 0) {
-					take = i;
-					nb = i + 2;
-					break;
-				}
+			take = etl__utf16_nul(p, left);
+			nb = take + 2 <= left ? take + 2 : take;    /* with its NUL */
 			if (nb == 0 && left == 1)
 				nb = 1;
 		}
-		for (size_t i = 0; i + 1 < take; i += 2)      /* cut at a NUL */
+		for (size_t i = 0; cut && i + 1 < take; i += 2)      /* cut at a NUL */
 			if (p[i] == 0 && p[i + 1] == 0) {
 				take = i;
 				break;
 			}
-		size_t ul = etl__utf16_utf8_len(p, take);
-		char *s = etl__dec_alloc(x->d, ul + 1);
+		size_t ul;
+		char *s = etl__dec_utf16(x->d, p, take, &ul);
 		if (!s)
 			return etl__dec_fail(x->d, ETL_E_NOMEM, "out of memory");
-		ul = etl__utf16_to_utf8_buf(p, take, s);
-		s[ul] = 0;
 		etl_cur_skip(c, nb);
 		pv.kind = ETL_VAL_STRING;
 		pv.v.str.s = s;
@@ -1274,6 +1310,60 @@ static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32
 
 /* ---- message rendering ----------------------------------------------- */
 
+/* etl__msg_add() with its common case inline: the text fits in the buffer
+ * as it is (the same checks; the function grows the buffer otherwise). A
+ * message is rendered in many small pieces. */
+static inline void mb_add(struct etl_msgbuf *b, const char *s, size_t n)
+{
+	if (!b->oom && n <= b->max - b->n && b->n + n + 1 <= b->cap) {
+		if (n)
+			memcpy(b->p + b->n, s, n);
+		b->n += n;
+		b->p[b->n] = 0;
+		return;
+	}
+	etl__msg_add(b, s, n);
+}
+
+/* The default text of an insert, exactly as etl__msg_prop_text() writes
+ * it. Most inserts are mapped names, strings or decimal integers: those
+ * are formatted here without snprintf (a message has several inserts and
+ * nearly every manifest event has a message); the other kinds are left to
+ * etl__msg_prop_text(). */
+static void insert_text(struct etl_msgbuf *b, const struct etl_prop *p)
+{
+	char t[ETL_FMT_I64_MAX + 2];
+	size_t n;
+	if (p->map_name) {
+		mb_add(b, p->map_name, strlen(p->map_name));
+		return;
+	}
+	switch (p->kind) {
+	case ETL_VAL_STRING:
+		mb_add(b, p->v.str.s, p->v.str.len);
+		return;
+	case ETL_VAL_INT:
+	case ETL_VAL_FILETIME:
+		n = etl__fmt_i64(t, p->v.i);            /* "%lld" */
+		break;
+	case ETL_VAL_UINT:
+		if ((p->out_type >= ETL_OUT_HEXINT8 && p->out_type <= ETL_OUT_HEXINT64) ||
+		    p->in_type == ETL_IN_POINTER || p->in_type == ETL_IN_HEXINT32 ||
+		    p->in_type == ETL_IN_HEXINT64) {
+			t[0] = '0';                         /* "0x%llX" */
+			t[1] = 'x';
+			n = 2 + etl__fmt_hex64_uc(t + 2, p->v.u);
+		} else {
+			n = etl__fmt_u64(t, p->v.u);        /* "%llu" */
+		}
+		break;
+	default:
+		etl__msg_prop_text(b, p);
+		return;
+	}
+	mb_add(b, t, n);
+}
+
 /* %N!fmt!: a printf conversion applied to the value. */
 static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char *fmt, size_t fl)
 {
@@ -1298,15 +1388,18 @@ static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char 
 	etl__msg_fmt_int(b, spec, k, conv, iv, (unsigned long long)iv, 256);
 }
 
-static int render_message(etl_decoder *d, const char *msg, uint32_t n_top, const char **out)
+static int render_message(etl_decoder *d, struct mf_set *set, const char *msg, uint32_t n_top,
+                          const char **out)
 {
-	struct etl_msgbuf b = ETL_MSGBUF_INIT(MF_MAX_MESSAGE);
+	/* The set's buffer, grown by etl__msg_add() as needed and kept for the
+	 * next event (no allocation per event once it is large enough). */
+	struct etl_msgbuf b = { set->msg, 0, set->msg_cap, MF_MAX_MESSAGE, 0 };
 	*out = NULL;
 	for (const char *s = msg; *s && !b.oom;) {
 		if (*s != '%') {
 			const char *e = strchr(s, '%');
 			size_t n = e ? (size_t)(e - s) : strlen(s);
-			etl__msg_add(&b, s, n);
+			mb_add(&b, s, n);
 			s += n;
 			continue;
 		}
@@ -1330,20 +1423,32 @@ static int render_message(etl_decoder *d, const char *msg, uint32_t n_top, const
 				if (fmt)
 					prop_fmt(&b, p, fmt, fl);
 				else
-					etl__msg_prop_text(&b, p);
+					insert_text(&b, p);
 			}
 			continue;
 		}
 		switch (*s) {
-		case 'n': etl__msg_str(&b, "\n"); s++; break;
-		case 't': etl__msg_str(&b, "\t"); s++; break;
-		case 'r': etl__msg_str(&b, "\r"); s++; break;
+		case 'n': mb_add(&b, "\n", 1); s++; break;
+		case 't': mb_add(&b, "\t", 1); s++; break;
+		case 'r': mb_add(&b, "\r", 1); s++; break;
 		case '0': s = ""; break;
-		case 0: etl__msg_str(&b, "%"); break;
-		default: etl__msg_add(&b, s, 1); s++; break;   /* %% %! %. and others */
+		case 0: mb_add(&b, "%", 1); break;
+		default: mb_add(&b, s, 1); s++; break;   /* %% %! %. and others */
 		}
 	}
-	return etl__msg_finish(d, &b, out);
+	/* As etl__msg_finish(), but the buffer stays with the set. */
+	set->msg = b.p;
+	set->msg_cap = b.cap;
+	if (b.oom)
+		return 0;
+	char *r = etl__dec_alloc(d, b.n + 1);
+	if (!r)
+		return 0;
+	if (b.n)
+		memcpy(r, b.p, b.n);
+	r[b.n] = 0;
+	*out = r;
+	return 1;
 }
 
 /* ---- the per-source decoder ------------------------------------------ */
@@ -1368,6 +1473,60 @@ static const char *level_name(const struct mf_event *e)
 	return NULL;
 }
 
+/* Version fallback (an older version's template decoded a newer event):
+ * the payload bytes the template did not read are the fields the newer
+ * version appended. They become one last top-level ETL_VAL_BINARY property
+ * "ExtraData" (as in etl_mof.c), not silently dropped. */
+static int add_extra_data(etl_decoder *d, const struct etl_cur *c)
+{
+	size_t left = etl_cur_left(c);
+	if (!left)
+		return ETL_OK;
+	int oom = 0;
+	uint32_t idx = etl__dec_reserve(d, 1, &oom);
+	if (idx == UINT32_MAX)
+		return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE, "cannot reserve the ExtraData property");
+	struct etl_prop *p = etl__dec_prop(d, idx);
+	p->name = "ExtraData";
+	p->kind = ETL_VAL_BINARY;
+	p->in_type = ETL_IN_BINARY;
+	p->out_type = ETL_OUT_HEXBINARY;
+	p->payload_offset = (uint32_t)c->pos;
+	p->v.bin.p = c->p + c->pos;
+	p->v.bin.len = left;
+	return ETL_OK;
+}
+
+/* Appends len bytes of s to a text of n bytes at out unless the text would
+ * exceed MF_MAX_MESSAGE (as etl__msg_add() drops such a piece), writing
+ * them only as far as they fit in lim bytes. Returns the new length. */
+static size_t put_piece(char *out, size_t lim, size_t n, const char *s, size_t len)
+{
+	if (len > MF_MAX_MESSAGE - n)
+		return n;
+	if (n + len <= lim)
+		memcpy(out + n, s, len);
+	return n + len;
+}
+
+/* The names of the provider keywords whose mask bits are all set in kw,
+ * joined with spaces, written at out as far as they fit in lim bytes;
+ * returns the whole length (so a caller whose buffer was too small can
+ * call again with one large enough). */
+static size_t keyword_names(const struct mf_provider *pv, uint64_t kw, char *out, size_t lim)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < pv->n_keywords; i++) {
+		const struct mf_named *k = &pv->keywords[i];
+		if (!k->value || !k->name || (kw & k->value) != k->value)
+			continue;
+		if (n)
+			n = put_piece(out, lim, n, " ", 1);
+		n = put_piece(out, lim, n, k->name, strlen(k->name));
+	}
+	return n;
+}
+
 int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 {
 	struct etl_decoded *res = etl__dec_result(d);
@@ -1376,7 +1535,7 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 	int prov_known = 0;
 
 	if (s)
-		e = find_event(s, ev, &prov_known);
+		e = find_event_memo(s, ev, &prov_known);
 	if (!e) {
 		char g[ETL_GUID_STRLEN];
 		etl_guid_format(&ev->provider, g);
@@ -1405,33 +1564,22 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 	} else {
 		res->event_name = e->task;
 	}
-	/* keyword names from the event's keyword mask */
-	{
-		struct etl_msgbuf kb = ETL_MSGBUF_INIT(MF_MAX_MESSAGE);
-		for (size_t i = 0; i < e->prov->n_keywords; i++) {
-			const struct mf_named *k = &e->prov->keywords[i];
-			if (!k->value || !k->name || (ev->keyword & k->value) != k->value)
-				continue;
-			if (kb.n)
-				etl__msg_str(&kb, " ");
-			etl__msg_str(&kb, k->name);
-		}
-		if (kb.oom) {
-			free(kb.p);
+	/* Keyword names from the event's keyword mask: in one pass into a
+	 * local buffer, or measured first when they do not fit. */
+	char kbuf[512];
+	size_t kn = keyword_names(e->prov, ev->keyword, kbuf, sizeof kbuf);
+	if (kn) {
+		char *t = etl__dec_alloc(d, kn + 1);
+		if (!t)
 			return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
-		}
-		if (kb.n) {
-			char *t = etl__dec_alloc(d, kb.n + 1);
-			if (!t) {
-				free(kb.p);
-				return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
-			}
-			memcpy(t, kb.p, kb.n + 1);
-			res->keywords_name = t;
-		} else {
-			res->keywords_name = e->keywords;
-		}
-		free(kb.p);
+		if (kn <= sizeof kbuf)
+			memcpy(t, kbuf, kn);
+		else
+			keyword_names(e->prov, ev->keyword, t, kn);
+		t[kn] = 0;
+		res->keywords_name = t;
+	} else {
+		res->keywords_name = e->keywords;
 	}
 
 	struct mdec x;
@@ -1446,16 +1594,27 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 		uint32_t first = etl__dec_reserve(d, n_top, &oom);
 		if (first == UINT32_MAX)
 			return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE, "cannot reserve %u properties", n_top);
-		uint64_t *vals = calloc(n_top, sizeof *vals);
-		if (!vals)
+		/* Field values for count= / length= references: on the stack
+		 * for the usual templates, allocated for very long ones. */
+		uint64_t stack_vals[64];
+		uint64_t *vals = stack_vals;
+		if (n_top <= sizeof stack_vals / sizeof stack_vals[0])
+			memset(stack_vals, 0, n_top * sizeof *vals);
+		else if (!(vals = calloc(n_top, sizeof *vals)))
 			return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
 		x.top_vals = vals;
 		int rc = dec_fields(&x, e->tmpl->fields, n_top, first, ETL_PROP_NO_PARENT, vals);
-		free(vals);
+		if (vals != stack_vals)
+			free(vals);
 		if (rc != ETL_OK)
 			return rc;
 	}
-	if (e->message && !render_message(d, e->message, n_top, &res->message))
+	if (e->version != ev->version) {
+		int rc = add_extra_data(d, &x.c);
+		if (rc != ETL_OK)
+			return rc;
+	}
+	if (e->message && !render_message(d, s, e->message, n_top, &res->message))
 		return etl__dec_fail(d, ETL_E_NOMEM, "out of memory rendering the message");
 	return ETL_OK;
 }
