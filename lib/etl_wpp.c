@@ -26,8 +26,22 @@
  *   - the first definition of a (GUID, number) loaded wins;
  *   - the message is the format string only (no tracefmt prefix): %0 is
  *     removed, %% is %, %N[!fmt!] the argument with index N (else for N 1..9
- *     the standard prefix fields tracefmt defines), %!NAME! a NAME=value of
- *     the #typev comment (COMPNAME: the GUID line's component).
+ *     the standard prefix fields tracefmt defines, D-PFX: %1 the GUID line's
+ *     component, %2 the file_line, %3 thread id, %4 the time as tracefmt
+ *     prints it, MM/DD/YYYY-HH:MM:SS.mmm, in UTC (the raw timestamp when the
+ *     event has no UTC time), %5 kernel time, %6 user time, %7 sequence
+ *     number, %8 process id, %9 CPU), %!NAME! a NAME=value of the #typev
+ *     comment (COMPNAME defaults to the GUID line's component, FILE to the
+ *     GUID line's SRC= value, LINE to the digits ending the file_line);
+ *   - the standard prefix is also exposed as properties after the
+ *     arguments, named as TDH names them for WPP events
+ *     (PROPERTY_DATA_DESCRIPTOR): SequenceNum (with a sequence number),
+ *     FunctionName (FUNC=), ComponentName (%!COMPNAME!), SubComponentName
+ *     (SUBCOMP=), GuidTypeName (file_line), FlagsName (FLAGS=), LevelName
+ *     (LEVEL=), each only when known, then Prefix: tracefmt's default
+ *     prefix "[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]" rendered. TraceGuid
+ *     and SystemTime are not repeated (the event's provider GUID and time).
+ *     A prefix property whose name an argument already has is left out.
  */
 #define ETL_BUILDING_LIB 1
 #include <errno.h>
@@ -40,6 +54,7 @@
 
 #include "etl_cur.h"
 #include "etl_decode_private.h"
+#include "etl_reader.h"
 
 #define WPP_MAX_FILE_BYTES  (64u * 1024u * 1024u)
 #define WPP_MAX_ARGS        256u    /* per message                        */
@@ -101,10 +116,13 @@ struct wpp_msg {
 	uint16_t number;
 	size_t seq;                 /* load order: the first definition wins  */
 	const char *component;      /* GUID line's component name, or NULL    */
+	const char *src;            /* GUID line's SRC= value, or NULL        */
 	const char *file_line;
 	const char *format;
 	const char *comment;        /* text after // on the #typev line       */
 	const char *func, *level, *flags;
+	const char *compname;       /* COMPNAME= of the comment, else component */
+	const char *subcomp;        /* SUBCOMP= of the comment, or NULL       */
 	struct wpp_arg *args;
 	uint32_t n_args;
 };
@@ -215,6 +233,7 @@ struct tmf_parse {
 	int have_guid;
 	struct etl_guid guid;
 	const char *component;
+	const char *src;
 	/* the message being built */
 	struct wpp_msg cur;
 	int have_cur;
@@ -354,6 +373,8 @@ static void parse_typev(struct tmf_parse *P, const char *b, const char *e)
 	P->n_args = 0;
 	m->guid = P->guid;
 	m->component = P->component;
+	m->compname = P->component;
+	m->src = P->src;
 	b += 6;                                     /* "#typev" */
 	trim(&b, &e);
 	const char *t = b;
@@ -409,6 +430,10 @@ static void parse_typev(struct tmf_parse *P, const char *b, const char *e)
 		m->func = comment_value(s, cb, ce, "FUNC", &oom);
 		m->level = comment_value(s, cb, ce, "LEVEL", &oom);
 		m->flags = comment_value(s, cb, ce, "FLAGS", &oom);
+		m->subcomp = comment_value(s, cb, ce, "SUBCOMP", &oom);
+		const char *cn = comment_value(s, cb, ce, "COMPNAME", &oom);
+		if (cn)
+			m->compname = cn;
 		if (oom || !m->comment) {
 			tmf_oom(P);
 			return;
@@ -626,6 +651,7 @@ static void parse_line(struct tmf_parse *P, const char *b, const char *e)
 		}
 		P->have_guid = 1;
 		P->component = NULL;
+		P->src = NULL;
 		const char *cb = b + 36, *ce = e;
 		const char *sl = NULL;
 		for (const char *p = cb; p + 1 < ce; p++)
@@ -633,8 +659,15 @@ static void parse_line(struct tmf_parse *P, const char *b, const char *e)
 				sl = p;
 				break;
 			}
-		if (sl)
+		if (sl) {
+			int oom = 0;
+			P->src = comment_value(P->s, sl + 2, e, "SRC", &oom);
+			if (oom) {
+				tmf_oom(P);
+				return;
+			}
 			ce = sl;
+		}
 		trim(&cb, &ce);
 		if (cb < ce && !(P->component = pool_strndup(P->s, cb, (size_t)(ce - cb))))
 			tmf_oom(P);
@@ -1048,17 +1081,13 @@ static void val_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const struct
 	etl__msg_fmt_int(b, spec, k, conv, iv, (unsigned long long)u, sizeof t);
 }
 
-/* Comment value NAME=... of the #typev line (the comment is kept whole). */
-static void comment_text(struct etl_msgbuf *b, const struct wpp_msg *m, const char *name, size_t n)
+/* Comment value NAME=... of the #typev line (the comment is kept whole).
+ * @return : 1 if the comment has NAME=. */
+static int comment_lookup(struct etl_msgbuf *b, const struct wpp_msg *m, const char *name, size_t n)
 {
-	if (n == 8 && memcmp(name, "COMPNAME", 8) == 0) {
-		if (m->component)
-			etl__msg_str(b, m->component);
-		return;
-	}
 	const char *c = m->comment;
 	if (!c)
-		return;
+		return 0;
 	size_t cl = strlen(c);
 	for (size_t i = 0; i + n < cl; i++) {
 		if ((i == 0 || is_space(c[i - 1])) && memcmp(c + i, name, n) == 0 && c[i + n] == '=') {
@@ -1066,9 +1095,54 @@ static void comment_text(struct etl_msgbuf *b, const struct wpp_msg *m, const ch
 			while (e < cl && !is_space(c[e]))
 				e++;
 			etl__msg_add(b, c + j, e - j);
-			return;
+			return 1;
 		}
 	}
+	return 0;
+}
+
+/* Length of the line number at the end of file_line ("queue_c42" -> 2). */
+static size_t line_digits(const char *fl)
+{
+	size_t n = strlen(fl), k = 0;
+	while (k < n && fl[n - 1 - k] >= '0' && fl[n - 1 - k] <= '9')
+		k++;
+	return k;
+}
+
+/* %!NAME! (decoding.md §5.2-5.3, D-WPPX): NAME=value of the #typev comment;
+ * COMPNAME defaults to the GUID line's component, FILE to the GUID line's
+ * SRC= value, LINE to the digits that end the file_line. */
+static void comment_text(struct etl_msgbuf *b, const struct wpp_msg *m, const char *name, size_t n)
+{
+	if (n == 8 && memcmp(name, "COMPNAME", 8) == 0) {
+		if (m->compname)
+			etl__msg_str(b, m->compname);
+		return;
+	}
+	if (comment_lookup(b, m, name, n))
+		return;
+	if (n == 4 && memcmp(name, "FILE", 4) == 0 && m->src) {
+		etl__msg_str(b, m->src);
+	} else if (n == 4 && memcmp(name, "LINE", 4) == 0) {
+		size_t k = line_digits(m->file_line);
+		etl__msg_add(b, m->file_line + strlen(m->file_line) - k, k);
+	}
+}
+
+/* tracefmt's time stamp text (%4), "MM/DD/YYYY-HH:MM:SS.mmm", in UTC (the
+ * decoder knows no local time zone); the raw timestamp as a number when
+ * the event has no UTC time. @return : 1 if t holds the text. */
+static int time_text(const struct etl_event *ev, char *t, size_t tn)
+{
+	char iso[40];
+	if (!(ev->present & ETL_EVF_UTC) || !etl_filetime_format(ev->utc, iso, sizeof iso))
+		return 0;
+	/* "YYYY-MM-DDTHH:MM:SS.fffffffZ" */
+	if (strlen(iso) != 28 || iso[4] != '-' || iso[10] != 'T' || iso[19] != '.')
+		return 0;
+	snprintf(t, tn, "%.2s/%.2s/%.4s-%.8s.%.3s", iso + 5, iso + 8, iso, iso + 11, iso + 20);
+	return 1;
 }
 
 /* Standard prefix fields %1..%9 (decoding.md §5.3) when no argument has
@@ -1079,6 +1153,7 @@ static void prefix_field(struct etl_msgbuf *b, const struct wpp_msg *m, const st
 	struct etl_prop p;
 	struct wpp_arg a;
 	struct wpp_val v;
+	char tt[40];
 	memset(&p, 0, sizeof p);
 	memset(&a, 0, sizeof a);
 	memset(&v, 0, sizeof v);
@@ -1099,6 +1174,12 @@ static void prefix_field(struct etl_msgbuf *b, const struct wpp_msg *m, const st
 		break;
 	case 3: p.v.u = ev->tid; break;
 	case 4: case 5: case 6:
+		if (k == 4 && time_text(ev, tt, sizeof tt)) {
+			p.kind = ETL_VAL_STRING;
+			p.v.str.s = tt;
+			p.v.str.len = strlen(tt);
+			break;
+		}
 		p.v.u = (uint64_t)(k == 4 ? ev->timestamp : k == 5 ? ev->kernel_time : ev->user_time);
 		v.size = 8;
 		break;
@@ -1113,13 +1194,15 @@ static void prefix_field(struct etl_msgbuf *b, const struct wpp_msg *m, const st
 		val_text(b, &p, &v, 8);
 }
 
-static int render(etl_decoder *d, const struct etl_event *ev, const struct wpp_msg *m, const struct wpp_val *vals,
-                  const char **out)
+/* Renders format (the message's, or with vals NULL a prefix format that
+ * only uses the prefix fields) into decoder storage at *out. */
+static int render(etl_decoder *d, const struct etl_event *ev, const struct wpp_msg *m, const char *format,
+                  const struct wpp_val *vals, const char **out)
 {
 	struct etl_msgbuf b = ETL_MSGBUF_INIT(WPP_MAX_MESSAGE);
 	unsigned ptr = ev->ptr_size == 4 ? 4u : 8u;
 	*out = NULL;
-	for (const char *s = m->format; *s && !b.oom;) {
+	for (const char *s = format; *s && !b.oom;) {
 		if (*s != '%') {
 			const char *e = strchr(s, '%');
 			size_t n = e ? (size_t)(e - s) : strlen(s);
@@ -1148,7 +1231,7 @@ static int render(etl_decoder *d, const struct etl_event *ev, const struct wpp_m
 			if (k == 0)
 				continue;                       /* %0: prefix placeholder */
 			const struct wpp_val *v = NULL;
-			for (uint32_t i = 0; i < m->n_args; i++)
+			for (uint32_t i = 0; vals && i < m->n_args; i++)
 				if (m->args[i].index == k) {
 					v = &vals[i];
 					break;
@@ -1180,6 +1263,85 @@ static int render(etl_decoder *d, const struct etl_event *ev, const struct wpp_m
 		s++;
 	}
 	return etl__msg_finish(d, &b, out);
+}
+
+/* ---- the standard prefix as properties ----------------------------------- */
+
+/* tracefmt's default TRACE_FORMAT_PREFIX (D-PFX): [CPU]PID.TID::time [name]. */
+static const char WPP_DEFAULT_PREFIX[] = "[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]";
+
+static int arg_named(const struct wpp_msg *m, const char *name)
+{
+	for (uint32_t i = 0; i < m->n_args; i++)
+		if (strcmp(m->args[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Appends one top-level property after the arguments (skipped when an
+ * argument has that name). @return : the property, NULL when skipped or on
+ * failure (*rc set). */
+static struct etl_prop *prefix_prop(etl_decoder *d, const struct etl_event *ev, const struct wpp_msg *m,
+                                    const char *name, int kind, uint16_t in, int *rc)
+{
+	if (arg_named(m, name))
+		return NULL;
+	int oom = 0;
+	uint32_t idx = etl__dec_reserve(d, 1, &oom);
+	if (idx == UINT32_MAX) {
+		*rc = etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE, oom ? "out of memory" : "too many properties");
+		return NULL;
+	}
+	struct etl_prop *p = etl__dec_prop(d, idx);
+	p->name = name;
+	p->kind = kind;
+	p->in_type = in;
+	p->payload_offset = ev->payload ? ev->payload_size : 0;
+	return p;
+}
+
+static int prefix_str(etl_decoder *d, const struct etl_event *ev, const struct wpp_msg *m, const char *name,
+                      const char *value)
+{
+	int rc = ETL_OK;
+	if (!value)
+		return ETL_OK;
+	struct etl_prop *p = prefix_prop(d, ev, m, name, ETL_VAL_STRING, ETL_IN_UNICODESTRING, &rc);
+	if (p) {
+		p->v.str.s = value;
+		p->v.str.len = strlen(value);
+	}
+	return rc;
+}
+
+/* The standard prefix fields (decoding.md §5.3) that the System part of an
+ * event does not already carry, named as TDH names WPP properties
+ * (PROPERTY_DATA_DESCRIPTOR): SequenceNum, FunctionName, ComponentName,
+ * SubComponentName, GuidTypeName, FlagsName, LevelName; then Prefix, the
+ * default tracefmt prefix rendered. */
+static int add_prefix_props(etl_decoder *d, const struct etl_event *ev, const struct wpp_msg *m)
+{
+	int rc = ETL_OK;
+	if (ev->present & ETL_EVF_SEQUENCE) {
+		struct etl_prop *p = prefix_prop(d, ev, m, "SequenceNum", ETL_VAL_UINT, ETL_IN_UINT32, &rc);
+		if (p)
+			p->v.u = ev->sequence;
+		if (rc != ETL_OK)
+			return rc;
+	}
+	if ((rc = prefix_str(d, ev, m, "FunctionName", m->func)) != ETL_OK ||
+	    (rc = prefix_str(d, ev, m, "ComponentName", m->compname)) != ETL_OK ||
+	    (rc = prefix_str(d, ev, m, "SubComponentName", m->subcomp)) != ETL_OK ||
+	    (rc = prefix_str(d, ev, m, "GuidTypeName", m->file_line)) != ETL_OK ||
+	    (rc = prefix_str(d, ev, m, "FlagsName", m->flags)) != ETL_OK ||
+	    (rc = prefix_str(d, ev, m, "LevelName", m->level)) != ETL_OK)
+		return rc;
+	if (arg_named(m, "Prefix"))
+		return ETL_OK;
+	const char *text;
+	if (!render(d, ev, m, WPP_DEFAULT_PREFIX, NULL, &text))
+		return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
+	return prefix_str(d, ev, m, "Prefix", text);
 }
 
 /* ---- the per-source decoder ------------------------------------------ */
@@ -1229,7 +1391,7 @@ int etl__wpp_decode(etl_decoder *d, const struct etl_event *ev)
 		if (rc != ETL_OK)
 			return rc;
 	}
-	if (!render(d, ev, m, vals, &res->message))
+	if (!render(d, ev, m, m->format, vals, &res->message))
 		return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
-	return ETL_OK;
+	return add_prefix_props(d, ev, m);
 }

@@ -2,7 +2,9 @@
  * check_wpp.c - WPP decoding (lib/etl_wpp.c, decoding.md §5):
  * testdata/tmf/test.tmf with hand-built MESSAGE events covering every
  * supported item type and the format-string conversions, unknown messages,
- * truncated argument blobs, TMF loader errors, and the real WPP corpus file
+ * truncated argument blobs, TMF loader errors, the standard prefix fields
+ * (%1..%9, %!FILE! %!LINE! %!COMPNAME! %!SUBCOMP!, the prefix properties,
+ * testdata/synth/synth.tmf and in-memory TMF text), and the real WPP corpus file
  * (no TMF available: every MESSAGE record fails with ETL_E_UNSUPPORTED).
  */
 #define ETL_BUILDING_LIB 1
@@ -87,7 +89,22 @@ START_TEST(test_integers)
 	ck_assert_str_eq(r->provider_name, "wpptest");
 	ck_assert_str_eq(r->level_name, "TRACE_LEVEL_INFORMATION");
 	ck_assert_str_eq(r->keywords_name, "INIT");
-	ck_assert_uint_eq(r->n_props, 10);
+	/* 10 arguments, then the prefix fields (no SequenceNum: no SEQUENCE
+	 * flag; no SubComponentName: no SUBCOMP=) */
+	ck_assert_uint_eq(r->n_props, 16);
+	static const char *const pfx[6] = { "FunctionName", "ComponentName", "GuidTypeName",
+	                                    "FlagsName", "LevelName", "Prefix" };
+	static const char *const pfxv[6] = { "DriverEntry", "wpptest", "driver_c100", "INIT",
+	                                     "TRACE_LEVEL_INFORMATION",
+	                                     "[0]04D2.162E::0 [wpptest]" };  /* no UTC: raw time 0 */
+	for (int i = 0; i < 6; i++) {
+		const struct etl_prop *q = &r->props[10 + i];
+		ck_assert_str_eq(q->name, pfx[i]);
+		ck_assert_int_eq(q->kind, ETL_VAL_STRING);
+		ck_assert_uint_eq(q->v.str.len, strlen(pfxv[i]));
+		ck_assert(memcmp(q->v.str.s, pfxv[i], q->v.str.len) == 0);
+		ck_assert_uint_eq(q->parent, ETL_PROP_NO_PARENT);
+	}
 	ck_assert_str_eq(r->props[0].name, "sl");
 	ck_assert_int_eq(r->props[0].kind, ETL_VAL_INT);
 	ck_assert_int_eq(r->props[0].v.i, -5);
@@ -254,7 +271,12 @@ START_TEST(test_lists_and_names)
 	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
 	ck_assert_str_eq(r->message, "No arguments here");
 	ck_assert_str_eq(r->event_name, "driver_c150");
-	ck_assert_uint_eq(r->n_props, 0);
+	/* no argument, no comment: ComponentName, GuidTypeName, Prefix */
+	ck_assert_uint_eq(r->n_props, 3);
+	ck_assert_str_eq(r->props[0].name, "ComponentName");
+	ck_assert_str_eq(r->props[1].name, "GuidTypeName");
+	ck_assert(r->props[1].v.str.len == 11 && memcmp(r->props[1].v.str.s, "driver_c150", 11) == 0);
+	ck_assert_str_eq(r->props[2].name, "Prefix");
 
 	/* unknown number, unknown GUID, no GUID at all */
 	ev = mkmsg(TEST_GUID, 99, 8, pay, sizeof pay);
@@ -330,6 +352,111 @@ START_TEST(test_load_errors)
 }
 END_TEST
 
+static void assert_str_prop(const struct etl_decoded *r, const char *name, const char *want)
+{
+	const struct etl_prop *p = prop(r, name);
+	ck_assert_int_eq(p->kind, ETL_VAL_STRING);
+	ck_assert_msg(p->v.str.len == strlen(want) && memcmp(p->v.str.s, want, p->v.str.len) == 0,
+	              "%s: '%.*s', expected '%s'", name, (int)p->v.str.len, p->v.str.s, want);
+}
+
+static int has_prop(const struct etl_decoded *r, const char *name)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < r->n_props; i++)
+		n += strcmp(r->props[i].name, name) == 0;
+	return n;
+}
+
+/* The standard prefix fields (decoding.md §5.3, D-PFX, D-WPPX): %1..%9 in
+ * format strings, %!FILE! %!LINE! %!COMPNAME! %!SUBCOMP!, and the prefix
+ * properties after the arguments. */
+START_TEST(test_prefix_fields)
+{
+	etl_decoder *d = etl_decoder_new();
+	ck_assert_int_eq(etl_decoder_add_tmf(d, "testdata/synth/synth.tmf"), ETL_OK);
+	const struct etl_decoded *r;
+
+	/* message 11 uses every prefix variable; UTC and a sequence number */
+	struct etl_event ev = mkmsg("6b8e2f10-7a3c-4d5e-9f01-23456789abcd", 11, 8, NULL, 0);
+	ev.present |= ETL_EVF_UTC | ETL_EVF_SEQUENCE;
+	ev.header_flags |= ETL_MSG_SEQUENCE;
+	ev.utc = 132264173104203138LL;       /* 2020-02-17T12:48:30.4203138Z */
+	ev.sequence = 99;
+	ev.processor = 3;
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->message, "Prefix fields: comp=synthdrv src=queue_c77 tid=162E "
+	                             "time=02/17/2020-12:48:30.420 seq=99 pid=04D2 cpu=3 synthdrv/");
+	ck_assert_uint_eq(r->n_props, 7);
+	ck_assert_str_eq(r->props[0].name, "SequenceNum");
+	ck_assert_int_eq(r->props[0].kind, ETL_VAL_UINT);
+	ck_assert_int_eq(r->props[0].in_type, ETL_IN_UINT32);
+	ck_assert_uint_eq(r->props[0].v.u, 99);
+	assert_str_prop(r, "FunctionName", "QueueDump");
+	assert_str_prop(r, "ComponentName", "synthdrv");
+	assert_str_prop(r, "GuidTypeName", "queue_c77");
+	assert_str_prop(r, "FlagsName", "QUEUE");
+	assert_str_prop(r, "LevelName", "TRACE_LEVEL_VERBOSE");
+	assert_str_prop(r, "Prefix", "[3]04D2.162E::02/17/2020-12:48:30.420 [synthdrv]");
+	ck_assert_int_eq(has_prop(r, "SubComponentName"), 0);
+
+	/* no UTC time: %4 is the raw timestamp; no sequence: no SequenceNum */
+	ev = mkmsg("6b8e2f10-7a3c-4d5e-9f01-23456789abcd", 11, 4, NULL, 0);
+	ev.timestamp = 123456789;
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->message, "Prefix fields: comp=synthdrv src=queue_c77 tid=162E "
+	                             "time=123456789 seq=0 pid=04D2 cpu=0 synthdrv/");
+	assert_str_prop(r, "Prefix", "[0]04D2.162E::123456789 [synthdrv]");
+	ck_assert_int_eq(has_prop(r, "SequenceNum"), 0);
+
+	/* message 10: %!FILE! from the GUID line's SRC=, %!LINE! from the
+	 * file_line, SUBCOMP= as SubComponentName */
+	uint8_t pay[] = { 'q', 0, 5, 0, 0, 0, 0x22, 0, 0, 0xC0 };
+	ev = mkmsg("6b8e2f10-7a3c-4d5e-9f01-23456789abcd", 10, 8, pay, sizeof pay);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->message, "Queue q depth=5 status=0xC0000022 [QueueInsert TRACE_LEVEL_WARNING QUEUE queue.c:42]");
+	assert_str_prop(r, "SubComponentName", "io");
+	etl_decoder_free(d);
+
+	/* FILE=, LINE=, COMPNAME= and SUBCOMP= in the comment win; without them
+	 * and without SRC= the tokens are empty; arguments named like a prefix
+	 * property keep the name (the prefix property is left out). */
+	d = etl_decoder_new();
+	static const char tmf[] =
+		"11112222-3333-4444-5555-666677778888 Comp\n"
+		"#typev foo_c7 1 \"%0%!FILE!|%!LINE!|%!COMPNAME!|%!SUBCOMP!|%!LEVEL!|%2\" // FILE=other.c LINE=9 COMPNAME=Core SUBCOMP=Net\n"
+		"#typev bar_cpp 2 \"%0[%!FILE!][%!LINE!][%!COMPNAME!]\"\n"
+		"#typev x_c1 3 \"%0%10!d! %11!d!\" // LEVEL=L1 FUNC=F\n"
+		"{\n"
+		"Prefix, ItemLong -- 10\n"
+		"LevelName, ItemLong -- 11\n"
+		"}\n";
+	ck_assert_int_eq(etl__wpp_parse_tmf(d, "mem.tmf", tmf, strlen(tmf)), ETL_OK);
+	ev = mkmsg(TEST_GUID, 1, 8, NULL, 0);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->message, "other.c|9|Core|Net||foo_c7");
+	assert_str_prop(r, "ComponentName", "Core");
+	assert_str_prop(r, "SubComponentName", "Net");
+	assert_str_prop(r, "Prefix", "[0]04D2.162E::0 [Comp]");   /* %1 is the GUID line's name */
+	ev = mkmsg(TEST_GUID, 2, 8, NULL, 0);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->message, "[][][Comp]");
+	uint8_t two[8] = { 1, 0, 0, 0, 2, 0, 0, 0 };
+	ev = mkmsg(TEST_GUID, 3, 8, two, sizeof two);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->message, "1 2");
+	ck_assert_uint_eq(r->n_props, 5);    /* Prefix, LevelName, FunctionName, ComponentName, GuidTypeName */
+	ck_assert_str_eq(r->props[0].name, "Prefix");
+	ck_assert_int_eq(r->props[0].v.i, 1);
+	ck_assert_str_eq(r->props[1].name, "LevelName");
+	ck_assert_int_eq(r->props[1].v.i, 2);
+	ck_assert_int_eq(has_prop(r, "Prefix"), 1);
+	ck_assert_int_eq(has_prop(r, "LevelName"), 1);
+	assert_str_prop(r, "FunctionName", "F");
+	etl_decoder_free(d);
+}
+END_TEST
+
 START_TEST(test_corpus_no_tmf)
 {
 	char *path = tu_corpus_path("onedrive-cldflt-wpp.etl");
@@ -375,6 +502,7 @@ int main(void)
 	tcase_add_test(tc, test_misc);
 	tcase_add_test(tc, test_lists_and_names);
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_prefix_fields);
 	tcase_add_test(tc, test_corpus_no_tmf);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
