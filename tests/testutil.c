@@ -59,6 +59,31 @@ void tu_write_file(const char *path, const void *p, size_t n)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+void tu_golden_check(const char *gpath, const void *p, size_t n, const char *what)
+{
+	const char *upd = getenv("ETL_UPDATE_GOLDEN");
+	if (upd && *upd && strcmp(upd, "0") != 0) {
+		tu_write_file(gpath, p, n);
+		return;
+	}
+	FILE *f = fopen(gpath, "rb");
+	ck_assert_msg(f != NULL, "%s: no golden file %s (create it with ETL_UPDATE_GOLDEN=1)", what, gpath);
+	fclose(f);
+	size_t glen;
+	uint8_t *g = tu_load_file(gpath, &glen);
+	const uint8_t *a = p;
+	size_t line = 1;
+	for (size_t i = 0; i < n && i < glen && a[i] == g[i]; i++)
+		if (a[i] == '\n')
+			line++;
+	int same = glen == n && (n == 0 || memcmp(g, p, n) == 0);
+	free(g);
+	ck_assert_msg(same,
+	              "%s differs from %s (%zu bytes, golden %zu) from line %zu; "
+	              "refresh with ETL_UPDATE_GOLDEN=1 if the change is intended",
+	              what, gpath, n, glen, line);
+}
+
 /* ------------------------------------------------------------------ */
 /* byte vector                                                          */
 /* ------------------------------------------------------------------ */

@@ -40,6 +40,12 @@ uint8_t *tu_load_file(const char *path, size_t *len);
 /*! tu_write_file() : writes n bytes to path (created / truncated). */
 void tu_write_file(const char *path, const void *p, size_t n);
 
+/*! tu_golden_check() : compares n bytes at p with the golden file gpath
+ *  byte for byte (what names the output in failure messages). With
+ *  ETL_UPDATE_GOLDEN set (and not "0") it rewrites gpath instead, as
+ *  tests/check_output.c does for its golden files. */
+void tu_golden_check(const char *gpath, const void *p, size_t n, const char *what);
+
 /* ---- growable byte vector ------------------------------------------- */
 
 struct tu_bytes {
