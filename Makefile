@@ -36,7 +36,7 @@ CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 OPT ?= -O2
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_DEFAULT_SOURCE -fPIC -Ilib $(PKG_CFLAGS)
+BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_DEFAULT_SOURCE -fPIC -pthread -Ilib $(PKG_CFLAGS)
 ifneq ($(SANITIZE),)
 O ?= .build-san
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -49,18 +49,23 @@ LIBOUT := lib
 BINOUT := cli
 endif
 ALL_CFLAGS := $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
-ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
+# The tracing runtime (lib/etl_trace_*.c) runs a logger thread per session.
+ALL_LDFLAGS := -pthread $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRCS := $(wildcard lib/*.c) $(wildcard formats/*.c)
 LIB_OBJS := $(patsubst %.c,$(O)/%.o,$(LIB_SRCS))
 LIB_A    := $(LIBOUT)/libetl.a
 LIB_SO   := $(LIBOUT)/libetl.so
-PUBLIC_HEADERS := lib/etl.h lib/etl_errors.h lib/etl_event.h lib/etl_reader.h lib/etl_compress.h lib/etl_writer.h lib/etl_decode.h lib/etl_output.h
+PUBLIC_HEADERS := lib/etl.h lib/etl_errors.h lib/etl_event.h lib/etl_reader.h lib/etl_compress.h lib/etl_writer.h lib/etl_decode.h lib/etl_output.h \
+                  lib/etl_trace.h lib/etl_tracelogging.h
 
 CLI_TOOLS := $(patsubst cli/%.c,%,$(shell grep -l '^int main' cli/*.c 2>/dev/null))
 CLI_SHARED := $(filter-out $(addprefix cli/,$(addsuffix .c,$(CLI_TOOLS))),$(wildcard cli/*.c))
 CLI_SHARED_OBJS := $(patsubst %.c,$(O)/%.o,$(CLI_SHARED))
 CLI_BINS := $(addprefix $(BINOUT)/,$(CLI_TOOLS))
+
+PROG_SRCS := $(wildcard testdata/programs/*.c)
+PROG_BINS := $(patsubst testdata/programs/%.c,$(O)/programs/%,$(PROG_SRCS))
 
 TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
@@ -74,11 +79,11 @@ FUZZ_BINS := $(patsubst %,.build-fuzz/%_fuzzer,$(FUZZ_NAMES))
 
 SAMPLE := testdata/sample/wsl-lxcore-tracelogging.etl
 
-.PHONY: all lib cli deps run check test-unit test-fuzz-replay fuzz bench install \
+.PHONY: all lib cli programs deps run check test-unit test-fuzz-replay fuzz bench install \
         install-lib install-headers install-pc install-man install-bin uninstall clean help
 
-## all: build the library (static and shared) and the command-line tools
-all: lib cli
+## all: build the library (static and shared), the command-line tools and test programs
+all: lib cli programs
 
 ## lib: build lib/libetl.a and lib/libetl.so
 lib: $(LIB_A) $(LIB_SO)
@@ -102,6 +107,14 @@ $(BINOUT)/%: $(O)/cli/%.o $(CLI_SHARED_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_SHARED_OBJS) $(LIB_A) $(PKG_LIBS) -lm
 
+## programs: build the tracing-runtime programs testdata/programs/*.c into $(O)/programs/
+programs: $(PROG_BINS)
+.SECONDARY: $(patsubst %.c,$(O)/%.o,$(PROG_SRCS))
+
+$(O)/programs/%: $(O)/testdata/programs/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(PKG_LIBS) -lm
+
 ## deps: install missing build and test dependencies (Debian: apt-get)
 deps:
 	$(Q)sh .ci/install-deps
@@ -115,6 +128,9 @@ run: deps
 	$(Q)./$(BINOUT)/etldump $(SAMPLE)
 	$(Q)echo "== etldump --summary $(SAMPLE)"
 	$(Q)./$(BINOUT)/etldump --summary $(SAMPLE)
+	$(Q)echo "== trace-demo $(O)/trace-demo.etl (the tracing runtime: every write kind, two threads)"
+	$(Q)./$(O)/programs/trace-demo $(O)/trace-demo.etl
+	$(Q)./$(BINOUT)/etldump --summary $(O)/trace-demo.etl
 
 $(O)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -142,14 +158,14 @@ test-build: $(TEST_BINS) $(FUZZ_REPLAY_BINS) $(CLI_BINS)
 ## fuzz: build the libFuzzer harnesses with clang into .build-fuzz/
 fuzz: $(FUZZ_BINS)
 
-FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -Ilib $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -pthread -Ilib $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 .build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(LIB_SRCS) $(wildcard lib/*.h formats/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(PKG_LIBS) -lm
 
-## bench: measure reading speed (bench/read) against raw read() throughput
+## bench: measure reading speed (bench/read) against raw read() throughput, conversion, and the tracing runtime's cost per event (bench/runtime)
 bench: all
-	$(Q)sh bench/read && sh bench/convert
+	$(Q)sh bench/read && sh bench/convert && sh bench/runtime
 
 ## install: install library, headers, tools, man pages and libetl.pc under $(DESTDIR)$(PREFIX)
 install: install-lib install-headers install-pc install-man install-bin

@@ -40,8 +40,19 @@
  * Routing (as ETW does): an event goes to every session whose filters it
  * passes. Space is reserved in all of them before anything is copied; if
  * a session cannot reserve, the event is dropped from every session
- * (counted as lost in the one that failed) - unless that session runs in
- * independent mode, in which case only that session loses it.
+ * (counted as lost in each non-independent session it was meant for, so
+ * that written + lost = attempted holds per session) - unless that session
+ * runs in independent mode, in which case only that session loses it.
+ *
+ * Clocks: ETL_CLOCK_QPC is CLOCK_MONOTONIC in 100 ns units (the header's
+ * perf_freq is 10 MHz); ETL_CLOCK_SYSTEMTIME a FILETIME from CLOCK_REALTIME;
+ * ETL_CLOCK_CPUCYCLE the TSC on x86-64 (cpu speed measured at the first
+ * such session, 20 ms), nanoseconds declared as 1000 MHz elsewhere.
+ *
+ * fork(): sessions are per process. A child inherits the parent's sessions
+ * orphaned (no logger thread runs there): they receive no events, and
+ * etl_session_free() only releases their memory. Start new sessions in the
+ * child; providers stay registered.
  *
  * Limits, as on Windows: 64 sessions at a time in the process; a provider
  * is enabled for at most 8 sessions.
@@ -80,7 +91,8 @@ typedef struct etl_session etl_session;
 #define ETL_FILE_CIRCULAR   2  /* one file of at most max_file_size_mb;
                                   wraps, keeping the newest buffers        */
 #define ETL_FILE_NEWFILE    3  /* a new file each max_file_size_mb; names
-                                  from file_name, a pattern with one %d    */
+                                  from file_name, a pattern with one %d
+                                  numbered 1, 2, ...                      */
 #define ETL_FILE_BUFFERING  4  /* no file while running: a ring of
                                   max_buffers in memory, written to
                                   file_name by etl_session_flush() and
@@ -90,7 +102,9 @@ typedef struct etl_session etl_session;
 
 /* Called on the session's logger thread for each event of a real-time
  * session, in the order of its buffers. ev and everything it points to
- * are valid only during the call. */
+ * are valid only during the call. It must not call the controller
+ * functions (etl_session_*, etl_provider_register/unregister: they may be
+ * waiting for this logger) nor write to its own session in blocking mode. */
 typedef void (*etl_realtime_fn)(void *ctx, const struct etl_event *ev);
 
 struct etl_session_props {
@@ -109,7 +123,8 @@ struct etl_session_props {
 	uint32_t max_file_size_mb;   /* CIRCULAR, NEWFILE (and SEQUENTIAL when
 	                                non-zero): size limit in MiB            */
 	int compressed;              /* 1: compressed buffers (user-mode
-	                                compression, as Windows 8+ writes)       */
+	                                compression, as Windows 8+ writes);
+	                                SEQUENTIAL and BUFFERING only           */
 	int blocking;                /* 1: writers wait for a free buffer
 	                                instead of losing the event             */
 	int independent;             /* 1: independent-session mode (see the
@@ -182,7 +197,8 @@ int etl_session_disable(etl_session *s, const struct etl_guid *provider);
 int etl_session_flush(etl_session *s);
 
 struct etl_session_stats {
-	uint64_t events_written;     /* events committed to buffers           */
+	uint64_t events_written;     /* events in buffers that reached the
+	                                output (file, ring, consumer)           */
 	uint64_t events_lost;        /* events meant for s but not written     */
 	uint64_t buffers_written;    /* buffers sent to the file / consumer    */
 	uint64_t buffers_lost;       /* buffers that could not be written      */
@@ -213,8 +229,11 @@ const char *etl_session_errmsg(const etl_session *s);
 /* ---- providers --------------------------------------------------------- */
 
 /* Called when a session enables (is_enabled 1, with the aggregate level
- * and keywords over all sessions) or disables the provider (is_enabled 0),
- * on the controller's thread, before etl_session_enable/disable returns. */
+ * and keywords over all sessions) or disables the provider, on the
+ * controller's thread, before etl_session_enable/disable returns. After a
+ * disable is_enabled is 0 only when no session enables the provider any
+ * more; otherwise 1 with the new aggregate. A session that stops disables
+ * its providers (callbacks run from etl_session_stop). */
 typedef void (*etl_enable_fn)(void *ctx, int is_enabled, uint8_t level,
                               uint64_t match_any, uint64_t match_all);
 

@@ -454,26 +454,22 @@ static int place_buffer(struct etl_writer *w, const uint8_t *buf)
 static int start_file(struct etl_writer *w);
 static int finish_file(struct etl_writer *w, int last);
 
-/* Stamps a processor's buffer and sends it to the file (or the
- * compression buffer). */
-static int flush_cpu(struct etl_writer *w, uint32_t cpu)
+/* Stamps a buffer of processor cpu holding records up to pos and sends
+ * it to the file (or the compression buffer). */
+static int put_buffer(struct etl_writer *w, uint8_t *b, uint32_t pos, uint32_t cpu, int64_t last_ts)
 {
-	struct etl_wcpu *c = &w->cpus[cpu];
-	if (!c->buf || c->pos == HDR)
-		return ETL_OK;
-	uint8_t *b = c->buf;
 	uint32_t bs = w->o.buffer_size;
 	memset(b, 0, HDR);
-	memset(b + c->pos, 0xFF, bs - c->pos);
+	memset(b + pos, 0xFF, bs - pos);
 	etl_put32(b + 0x00, bs);
-	etl_put32(b + 0x04, c->pos);
-	etl_put32(b + 0x08, c->pos);
-	etl_put64(b + 0x10, (uint64_t)c->last_ts);
+	etl_put32(b + 0x04, pos);
+	etl_put32(b + 0x08, pos);
+	etl_put64(b + 0x10, (uint64_t)last_ts);
 	etl_put64(b + 0x18, ++w->seq);
 	etl_put16(b + 0x28, (uint16_t)cpu);
 	etl_put16(b + 0x2A, w->o.logger_id);
 	etl_put32(b + 0x2C, 3);                             /* Flush */
-	etl_put32(b + 0x30, c->pos);
+	etl_put32(b + 0x30, pos);
 	etl_put16(b + 0x34, ETL_BUF_FLAG_PROC_INDEX);
 	etl_put16(b + 0x36, 0);
 	/* NEWFILE: rotate before a buffer would pass the size limit. */
@@ -490,9 +486,34 @@ static int flush_cpu(struct etl_writer *w, uint32_t cpu)
 		if (rc != ETL_OK)
 			return rc;
 	}
-	int rc = w->compressed ? etl__wc_add_buffer(w, b, c->pos) : place_buffer(w, b);
-	c->pos = HDR;
+	int rc = w->compressed ? etl__wc_add_buffer(w, b, pos) : place_buffer(w, b);
 	return rc != ETL_OK ? rc : rot;
+}
+
+/* Stamps a processor's buffer and sends it on. */
+static int flush_cpu(struct etl_writer *w, uint32_t cpu)
+{
+	struct etl_wcpu *c = &w->cpus[cpu];
+	if (!c->buf || c->pos == HDR)
+		return ETL_OK;
+	int rc = put_buffer(w, c->buf, c->pos, cpu, c->last_ts);
+	c->pos = HDR;
+	return rc;
+}
+
+int etl__writer_put_buffer(etl_writer *w, uint8_t *buf, uint32_t pos, uint32_t cpu, int64_t last_ts)
+{
+	if (!w->opened || w->broken || w->raw) {
+		etl__werr(w, ETL_E_MISUSE, "The writer is not open");
+		return w->broken ? ETL_FATAL : ETL_FAILED;
+	}
+	if (pos < HDR || pos > w->o.buffer_size || cpu >= w->nproc) {
+		etl__werr(w, ETL_E_BAD_VALUE, "Buffer does not fit the file: end=%u, processor=%u", pos, cpu);
+		return ETL_FAILED;
+	}
+	if (last_ts > w->last_ts)
+		w->last_ts = last_ts;
+	return put_buffer(w, buf, pos, cpu, last_ts);
 }
 
 int etl_writer_write_event(etl_writer *w, const struct etl_event *ev)
@@ -670,8 +691,9 @@ static int start_file(struct etl_writer *w)
 {
 	if (w->file_index > 0) {
 		char name[4096];
-		snprintf(name, sizeof name, w->pattern, w->file_index);
-		int rc = etl__out_open_path(&w->out, name);
+		snprintf(name, sizeof name, w->pattern, w->file_index + w->name_base);
+		int rc = w->in_place ? etl__out_open_path_inplace(&w->out, name)
+		                     : etl__out_open_path(&w->out, name);
 		if (rc != 0) {
 			etl__werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", name,
 			          strerror(errno));
@@ -781,6 +803,59 @@ int etl_writer_open_file(etl_writer *w, const char *path, const struct etl_write
 	}
 	w->opened = 1;
 	return start_file(w);
+}
+
+int etl__writer_open_inplace(etl_writer *w, const char *path, const struct etl_writer_options *o,
+                             int name_base)
+{
+	if (w->opened) {
+		etl__werr(w, ETL_E_MISUSE, "The writer is already open");
+		return ETL_FAILED;
+	}
+	int rc = open_common(w, o, path);
+	if (rc != ETL_OK)
+		return rc;
+	if (etl__out_open_path_inplace(&w->out, path) != 0) {
+		etl__werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", path,
+		          strerror(errno));
+		return ETL_FATAL;
+	}
+	w->in_place = 1;
+	w->name_base = name_base;
+	w->opened = 1;
+	return start_file(w);
+}
+
+int etl__writer_sync(etl_writer *w)
+{
+	if (!w->opened || w->broken || w->raw)
+		return w->broken ? ETL_FATAL : ETL_OK;
+	/* Compressed bytes waiting for a full trace buffer's worth go out now
+	 * at the end of the file; they stay in the compression buffer, and
+	 * the write that completes them later lands on the same bytes. */
+	if (w->compressed && w->cfill > 0 &&
+	    etl__out_write(&w->out, w->file_end, w->cbuf, w->cfill) != 0) {
+		etl__werr(w, ETL_E_IO, "Cannot write compressed buffers: offset=%llu, error=\"%s\"",
+		          (unsigned long long)w->file_end, strerror(errno ? errno : EIO));
+		w->broken = 1;
+		return ETL_FATAL;
+	}
+	uint64_t in_file = w->compressed ? w->wc_buffers_in_file
+	                 : (w->wrapped ? w->circ_slots : w->data_buffers);
+	uint32_t start = 1;
+	if (w->wrapped)
+		start = (uint32_t)(w->data_buffers % w->circ_slots) + 1;
+	patch_header(w, (uint32_t)(in_file + 1), start);
+	if (out_write(w, 0, w->hdrbuf, w->hdr_size) != 0) {
+		w->broken = 1;
+		return ETL_FATAL;
+	}
+	return ETL_OK;
+}
+
+uint64_t etl__writer_bytes(const etl_writer *w)
+{
+	return w->file_end + (w->compressed ? w->cfill : 0);
 }
 
 int etl_writer_open_fd(etl_writer *w, int fd, const struct etl_writer_options *o)

@@ -7,6 +7,11 @@
  * interrupted write leaves an existing target untouched and removes the
  * temporary. A target ending in ".gz" or ".lz4" is compressed from the
  * finished temporary into a second temporary, then renamed the same way.
+ *
+ * The tracing runtime writes its files in place instead
+ * (etl__out_open_path_inplace): the path itself is created, written as
+ * buffers are flushed, and kept whatever happens, so that a process that
+ * dies leaves a file readable up to its last flush. No codec then.
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
@@ -67,6 +72,27 @@ int etl__out_open_path(struct etl_out *o, const char *path)
 		return -1;
 	}
 	o->kind = ETL_OUT_PATH;
+	o->size = 0;
+	return 0;
+}
+
+int etl__out_open_path_inplace(struct etl_out *o, const char *path)
+{
+	etl__out_release(o);
+	o->path = strdup(path);
+	if (!o->path) {
+		errno = ENOMEM;
+		return -1;
+	}
+	o->codec = ETL_CODEC_NONE;
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (o->fd < 0) {
+		free(o->path);
+		o->path = NULL;
+		return -1;
+	}
+	o->kind = ETL_OUT_PATH;
+	o->in_place = 1;
 	o->size = 0;
 	return 0;
 }
@@ -192,6 +218,18 @@ int etl__out_commit(struct etl_out *o)
 	}
 	if (o->kind != ETL_OUT_PATH)
 		return 0;
+	if (o->in_place) {
+		if (ftruncate(o->fd, (off_t)o->size) != 0 || close(o->fd) != 0) {
+			int e = errno;
+			close(o->fd);
+			o->fd = -1;
+			errno = e;
+			return -1;
+		}
+		o->fd = -1;
+		o->kind = ETL_OUT_NONE;
+		return 0;
+	}
 	/* The temporary is new, so it only holds more than was written last
 	 * when a raw copy replaced a longer header buffer. */
 	if (ftruncate(o->fd, (off_t)o->size) != 0)
@@ -232,6 +270,7 @@ void etl__out_abandon(struct etl_out *o)
 		if (o->fd >= 0)
 			close(o->fd);
 		o->fd = -1;
+		/* In place: what was written stays (no temporary to remove). */
 		if (o->tmp)
 			unlink(o->tmp);
 		free(o->tmp);
@@ -247,6 +286,7 @@ void etl__out_release(struct etl_out *o)
 	free(o->tmp);
 	o->path = NULL;
 	o->tmp = NULL;
+	o->in_place = 0;
 	if (o->kind != ETL_OUT_FD)
 		o->fd = -1;
 }

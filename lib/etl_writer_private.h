@@ -23,10 +23,15 @@ struct etl_out {
 	etl_sink_write_fn fn;      /* SINK                                    */
 	void *ctx;
 	uint64_t size;             /* highest offset written                  */
+	int in_place;              /* PATH written directly (no temporary,
+	                              no rename, kept on abandon): the tracing
+	                              runtime's files, readable after a crash  */
 };
 
 /* 0 on success, -1 with errno set. */
 int etl__out_open_path(struct etl_out *o, const char *path);
+/* The same, writing path itself (created or truncated) in place. */
+int etl__out_open_path_inplace(struct etl_out *o, const char *path);
 void etl__out_open_fd(struct etl_out *o, int fd);
 void etl__out_open_sink(struct etl_out *o, etl_sink_write_fn fn, void *ctx);
 int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n);
@@ -67,6 +72,9 @@ struct etl_writer {
 	uint64_t circ_slots;
 	int wrapped;
 	int file_index;            /* files started                           */
+	int in_place;              /* rotated files are written in place too  */
+	int name_base;             /* NEWFILE: number of the first file; later
+	                              ones are pattern % (file_index + base)  */
 	int64_t last_ts;
 	uint32_t events_lost, buffers_lost;
 	struct etl_writer_stats stats;
@@ -93,6 +101,31 @@ struct etl_writer {
 
 void etl__werr(struct etl_writer *w, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* ---- entry points of the tracing runtime (etl_trace_session.c) -------- */
+
+/*! etl__writer_open_inplace() : etl_writer_open_file() writing path in
+ *  place (NEWFILE: the rotated files too, numbered from name_base + 1).
+ *  A process that dies leaves what was written. Same returns. */
+int etl__writer_open_inplace(etl_writer *w, const char *path, const struct etl_writer_options *o,
+                             int name_base);
+
+/*! etl__writer_put_buffer() : what flush_cpu does, for a buffer filled
+ *  outside the writer: buf (buffer_size bytes) holds records from 0x48 to
+ *  pos; it is stamped (header, 0xFF fill, next SequenceNumber, processor
+ *  cpu, TimeStamp last_ts) and placed (circular slots, NEWFILE rotation,
+ *  compression). buf is modified. @return : as etl_writer_write_event. */
+int etl__writer_put_buffer(etl_writer *w, uint8_t *buf, uint32_t pos, uint32_t cpu, int64_t last_ts);
+
+/*! etl__writer_sync() : makes the output readable as it stands: writes the
+ *  compressed bytes still waiting in the compression buffer (they stay
+ *  there, rewritten by the next write) and rewrites the header buffer with
+ *  the figures so far. The file stays open. @return : ETL_OK, ETL_FATAL. */
+int etl__writer_sync(etl_writer *w);
+
+/*! etl__writer_bytes() : bytes the current file holds or will hold once
+ *  the compression buffer is written. */
+uint64_t etl__writer_bytes(const etl_writer *w);
 
 /* Compression pipeline. add_buffer takes a stamped trace buffer whose
  * records end at pos; finish flushes the rest and marks the last buffer. */

@@ -1,0 +1,240 @@
+/*
+ * runtime_bench.c - the cost of writing an event with the tracing runtime
+ * (lib/etl_trace.h), next to the cost of an empty function call measured
+ * in the same run.
+ *
+ *   runtime_bench DIR [-n EVENTS] [-r REPS]
+ *
+ * Figures (ns per event; the best of REPS runs each):
+ *   runtime.call        an empty noinline function through a volatile
+ *                       function pointer
+ *   runtime.disabled    ETL_WRITE on a registered provider no session enables
+ *   runtime.filtered    ETL_WRITE of a level-5 event on a provider enabled at
+ *                       level 2 (rejected by the aggregate state)
+ *   runtime.enabled_1t  ETL_WRITE of a 3-field event (u32, u64, u32) to a
+ *                       session writing DIR/bench-1t.etl, one writer thread;
+ *                       wall time from the first write to the end of
+ *                       etl_session_stop (so the logger's work counts)
+ *   runtime.enabled_2t  the same with 2 writer threads, each writing EVENTS:
+ *                       wall time / EVENTS (time per event on each thread)
+ *   runtime.scaling_2t  2-thread throughput / 1-thread throughput
+ * then the targets with PASS or MISS.
+ */
+#define BENCH_NAME "runtime_bench"
+#define _GNU_SOURCE 1
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "etl_trace.h"
+#include "bench_util.h"
+
+/* bench_util.h serves several drivers; this one reads no file. */
+static uint8_t *(*const unused_slurp)(const char *, size_t *) __attribute__((unused)) = slurp;
+
+static const struct etl_guid g_guid = {
+	0x6f4d1c22, 0x5a3b, 0x4c1e, { 0x9d, 0x12, 0, 0x34, 0x56, 0x78, 0x9a, 0xbc }
+};
+static etl_provider g_prov;
+static const struct etl_event_descriptor g_ev = { .id = 1, .level = 5, .keyword = 0x1 };
+static uint64_t g_n = 4000000;
+
+__attribute__((noinline)) static void empty_fn(uint64_t i)
+{
+	__asm__ volatile("" : : "r"(i) : "memory");
+}
+
+static void (*volatile g_fn)(uint64_t) = empty_fn;
+
+static double bench_call(void)
+{
+	double t0 = now();
+	for (uint64_t i = 0; i < g_n; i++)
+		g_fn(i);
+	return (now() - t0) * 1e9 / (double)g_n;
+}
+
+/* ETL_WRITE in a loop; when the provider is disabled or the event is
+ * filtered out, the arguments are not evaluated. */
+static void write_loop(uint64_t n, uint32_t tag)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		/* Copies, so that the loop counter's address is not taken. */
+		uint32_t a = tag;
+		uint64_t b = i;
+		uint32_t c = (uint32_t)i ^ 0x5a5a5a5au;
+		ETL_WRITE(&g_prov, &g_ev, ETL_DATA(&a, sizeof a), ETL_DATA(&b, sizeof b), ETL_DATA(&c, sizeof c));
+	}
+}
+
+static double bench_loop(void)
+{
+	double t0 = now();
+	write_loop(g_n, 0);
+	return (now() - t0) * 1e9 / (double)g_n;
+}
+
+static void *thread_main(void *arg)
+{
+	write_loop(g_n, (uint32_t)(uintptr_t)arg);
+	return NULL;
+}
+
+/* A session with enough buffers for the whole run, enabled; the wall
+ * time of nthr threads writing g_n events each, through stop. */
+static double bench_enabled(const char *dir, int nthr)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/bench-%dt.etl", dir, nthr);
+	struct etl_session_props sp;
+	etl_session_props_init(&sp);
+	sp.file_name = path;
+	sp.buffer_size = 256 * 1024;
+	sp.min_buffers = 16;
+	sp.max_buffers = 256;
+	sp.blocking = 1;
+	/* Diagnostics: BENCH_MODE=buffering keeps the buffers in memory (no
+	 * file I/O on the logger thread), to see the writers' own cost. */
+	const char *mode = getenv("BENCH_MODE");
+	if (mode && strcmp(mode, "buffering") == 0) {
+		sp.file_mode = ETL_FILE_BUFFERING;
+		sp.blocking = 0;
+	}
+	etl_session *s = etl_session_new();
+	if (!s || etl_session_start(s, "RuntimeBench", &sp) != ETL_OK)
+		die("cannot start a session: %s", s ? etl_session_errmsg(s) : "out of memory");
+	struct etl_enable_params ep;
+	etl_enable_params_init(&ep);
+	if (etl_session_enable(s, &g_guid, &ep) != ETL_OK)
+		die("cannot enable: %s", etl_session_errmsg(s));
+	pthread_t th[2];
+	double t0 = now();
+	for (int i = 0; i < nthr; i++)
+		if (pthread_create(&th[i], NULL, thread_main, (void *)(uintptr_t)i) != 0)
+			die("cannot create a thread%s", "");
+	for (int i = 0; i < nthr; i++)
+		pthread_join(th[i], NULL);
+	if (etl_session_stop(s) != ETL_OK)
+		die("stop failed: %s", etl_session_errmsg(s));
+	double t = now() - t0;
+	struct etl_session_stats st;
+	etl_session_stats(s, &st);
+	if (sp.file_mode != ETL_FILE_BUFFERING && (st.events_written != g_n * (uint64_t)nthr || st.events_lost))
+		die("events were lost%s", "");
+	etl_session_free(s);
+	unlink(path);
+	return t * 1e9 / (double)g_n;
+}
+
+static void *call_thread(void *arg)
+{
+	(void)arg;
+	for (uint64_t i = 0; i < g_n; i++)
+		g_fn(i);
+	return NULL;
+}
+
+/* The machine's own 2-thread scaling for a loop of empty calls, to judge
+ * runtime.scaling_2t by (shared or busy processors scale poorly). */
+static double machine_scaling(void)
+{
+	double t0 = now();
+	call_thread(NULL);
+	double one = now() - t0;
+	pthread_t th[2];
+	t0 = now();
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, call_thread, NULL) != 0)
+			die("cannot create a thread%s", "");
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	return 2.0 * one / (now() - t0);
+}
+
+static double best(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = NULL;
+	int reps = 5;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+			g_n = strtoull(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else
+			dir = argv[i];
+	}
+	if (!dir || !g_n || reps < 1)
+		die("usage: runtime_bench DIR [-n EVENTS] [-r REPS]%s", "");
+	const char *only = getenv("BENCH_ONLY");     /* profiling: 1t or 2t */
+	if (only) {
+		if (etl_provider_register(&g_prov, &g_guid, NULL, NULL) != ETL_OK)
+			die("cannot register the provider%s", "");
+		printf("%s %.1f ns\n", only, bench_enabled(dir, strcmp(only, "2t") == 0 ? 2 : 1));
+		return 0;
+	}
+	const char *ck = getenv("BENCH_CLOCK");
+	if (ck && strcmp(ck, "cpu") == 0)
+		bench_clock = CLOCK_PROCESS_CPUTIME_ID;
+	if (etl_provider_register(&g_prov, &g_guid, NULL, NULL) != ETL_OK)
+		die("cannot register the provider%s", "");
+
+	double call = 1e9, dis = 1e9, fil = 1e9, en1 = 1e9, en2 = 1e9;
+	for (int r = 0; r < reps; r++) {
+		call = best(call, bench_call());
+		dis = best(dis, bench_loop());
+	}
+	/* Filtered: a session enables the provider at level 2 only. */
+	{
+		struct etl_session_props sp;
+		etl_session_props_init(&sp);
+		char path[4096];
+		snprintf(path, sizeof path, "%s/bench-filtered.etl", dir);
+		sp.file_name = path;
+		etl_session *s = etl_session_new();
+		if (!s || etl_session_start(s, "RuntimeBenchFiltered", &sp) != ETL_OK)
+			die("cannot start a session: %s", s ? etl_session_errmsg(s) : "out of memory");
+		struct etl_enable_params ep;
+		etl_enable_params_init(&ep);
+		ep.level = 2;
+		etl_session_enable(s, &g_guid, &ep);
+		for (int r = 0; r < reps; r++)
+			fil = best(fil, bench_loop());
+		etl_session_stop(s);
+		struct etl_session_stats st;
+		etl_session_stats(s, &st);
+		if (st.events_written)
+			die("a filtered event was written%s", "");
+		etl_session_free(s);
+		unlink(path);
+	}
+	for (int r = 0; r < reps; r++) {
+		en1 = best(en1, bench_enabled(dir, 1));
+		en2 = best(en2, bench_enabled(dir, 2));
+	}
+	double scaling = 2.0 * en1 / en2;
+	double mscale = 0;
+	for (int r = 0; r < reps; r++) {
+		double m = machine_scaling();
+		if (m > mscale)
+			mscale = m;
+	}
+	etl_provider_unregister(&g_prov);
+
+	printf("runtime.disabled %.2f ns\n", dis);
+	printf("runtime.filtered %.2f ns\n", fil);
+	printf("runtime.enabled_1t %.1f ns\n", en1);
+	printf("runtime.enabled_2t %.1f ns\n", en2);
+	printf("runtime.scaling_2t %.2f x\n", scaling);
+	printf("runtime.call %.2f ns\n", call);
+	printf("# for reference: 2 threads of the empty-call loop scale %.2f x on this machine now\n", mscale);
+	printf("%s runtime.disabled <= 2 ns\n", dis <= 2.0 ? "PASS" : "MISS");
+	printf("%s runtime.filtered <= 2 ns\n", fil <= 2.0 ? "PASS" : "MISS");
+	printf("%s runtime.enabled_1t <= 100 ns\n", en1 <= 100.0 ? "PASS" : "MISS");
+	printf("%s runtime.scaling_2t >= 1.6 x\n", scaling >= 1.6 ? "PASS" : "MISS");
+	return 0;
+}
