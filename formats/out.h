@@ -161,6 +161,14 @@ struct etl_out_rec {
 	const char *r_message, *r_level, *r_opcode, *r_task, *r_channel, *r_provider;
 	const char *r_keywords;    /* names separated by spaces                  */
 	const char *r_event_name;
+
+	/* ExtendedTracingInfo (tracerpt, decoding.md §6.3): classic and kernel
+	 * records, whose provider field is an event class GUID */
+	int has_ext_tracing;
+	struct etl_guid event_guid;
+	int has_instance;          /* INSTANCE headers: the three below          */
+	uint32_t instance_id, parent_instance_id;
+	struct etl_guid parent_guid;
 };
 
 /* ---- the handle ---------------------------------------------------------- */

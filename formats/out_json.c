@@ -16,7 +16,11 @@
  *    "RenderingInfo": {"Culture": "en-US", "Message": "...", "Level": "...",
  *                      "Opcode": "...", "Task": "...", "Channel": "...",
  *                      "Provider": "...", "Keywords": ["..."],
- *                      "EventName": "..."}}
+ *                      "EventName": "..."},
+ *    "ExtendedTracingInfo": {"EventGuid": "{...}", "InstanceID": 1,
+ *                            "ParentInstanceID": 0, "ParentGuid": "{...}"}}
+ * (ExtendedTracingInfo for classic and kernel records; the instance keys
+ * for instance headers only.)
  *
  * Keys whose value is unknown are left out (Provider.Name, Correlation's,
  * Execution's ProcessID/ThreadID/KernelTime/UserTime, UserID, each
@@ -502,6 +506,31 @@ static void rendering_part(struct etl_outbuf *b, const struct etl_out_rec *r)
 	etl__ob_putc(b, '}');
 }
 
+static void guid_str(struct etl_outbuf *b, const struct etl_guid *g)
+{
+	char t[ETL_GUID_STRLEN];
+	etl_guid_format(g, t);
+	etl__ob_puts(b, "\"{");
+	etl__ob_puts(b, t);
+	etl__ob_puts(b, "}\"");
+}
+
+/* tracerpt's ExtendedTracingInfo (decoding.md §6.3), as in the XML. */
+static void ext_tracing_part(struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	ETL_OB_LIT(b, ",\"ExtendedTracingInfo\":{\"EventGuid\":");
+	guid_str(b, &r->event_guid);
+	if (r->has_instance) {
+		KEY(b, ",\"InstanceID\":");
+		etl__ob_u64(b, r->instance_id);
+		KEY(b, ",\"ParentInstanceID\":");
+		etl__ob_u64(b, r->parent_instance_id);
+		KEY(b, ",\"ParentGuid\":");
+		guid_str(b, &r->parent_guid);
+	}
+	etl__ob_putc(b, '}');
+}
+
 static void record(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
 {
 	if (r->absent) {
@@ -538,6 +567,8 @@ static void record(struct json_priv *j, struct etl_outbuf *b, const struct etl_o
 	}
 	if (r->has_rendering)
 		rendering_part(b, r);
+	if (r->has_ext_tracing)
+		ext_tracing_part(b, r);
 	etl__ob_putc(b, '}');
 }
 

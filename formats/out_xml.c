@@ -23,6 +23,10 @@
  *        <Channel/><Provider/><Keywords><Keyword/>...</Keywords>
  *        <EventName xmlns="http://schemas.microsoft.com/win/2004/08/events/trace"/>
  *      </RenderingInfo>]
+ *     [<ExtendedTracingInfo xmlns="http://schemas.microsoft.com/win/2004/08/events/trace">
+ *        <EventGuid>{...}</EventGuid>      classic and kernel records
+ *        [<InstanceID/><ParentInstanceID/><ParentGuid/>]  instance headers
+ *      </ExtendedTracingInfo>]
  *   </Event>
  *   ...
  *   </Events>
@@ -310,6 +314,31 @@ static void rendering_part(struct xml_priv *x, const struct etl_out_rec *r)
 	end(x);
 }
 
+static void guid_elem(struct xml_priv *x, const char *name, const struct etl_guid *g)
+{
+	char t[ETL_GUID_STRLEN + 2];
+	t[0] = '{';
+	etl_guid_format(g, t + 1);
+	t[ETL_GUID_STRLEN] = '}';
+	t[ETL_GUID_STRLEN + 1] = 0;
+	elem_text(x, name, t);
+}
+
+/* tracerpt's ExtendedTracingInfo (decoding.md §6.3): the event class GUID
+ * of a classic or kernel record, and an instance header's ids. */
+static void ext_tracing_part(struct xml_priv *x, const struct etl_out_rec *r)
+{
+	start(x, "ExtendedTracingInfo");
+	attr(x, "xmlns", NS_TRACE);
+	guid_elem(x, "EventGuid", &r->event_guid);
+	if (r->has_instance) {
+		elem_num(x, "InstanceID", "%llu", r->instance_id);
+		elem_num(x, "ParentInstanceID", "%llu", r->parent_instance_id);
+		guid_elem(x, "ParentGuid", &r->parent_guid);
+	}
+	end(x);
+}
+
 static int xml_event(struct etl_output *o, const struct etl_out_rec *r)
 {
 	struct xml_priv *x = o->priv;
@@ -341,6 +370,8 @@ static int xml_event(struct etl_output *o, const struct etl_out_rec *r)
 	}
 	if (r->has_rendering)
 		rendering_part(x, r);
+	if (r->has_ext_tracing)
+		ext_tracing_part(x, r);
 	end(x);
 	chk(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
 	if (xml_flush(o) != ETL_OK)

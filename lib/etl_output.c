@@ -41,6 +41,9 @@
 
 
 /* {68fdd900-4a3e-11d1-84f4-0000f80464e3} */
+/* The kernel logger's provider as tracerpt names it in RenderingInfo. */
+#define ETL_KERNEL_MOF_PROVIDER "MSNT_SystemTrace"
+
 static const struct etl_guid eventtrace_guid = {
 	0x68fdd900, 0x4a3e, 0x11d1, { 0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3 }
 };
@@ -1009,6 +1012,26 @@ static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
 		r->kernel_time = ev->kernel_time;
 		r->user_time = ev->user_time;
 	}
+	/* Classic and kernel records name an event class, which tracerpt
+	 * repeats as ExtendedTracingInfo/EventGuid (decoding.md §6.3). */
+	switch (ev->kind) {
+	case ETL_HDR_SYSTEM32: case ETL_HDR_SYSTEM64:
+	case ETL_HDR_COMPACT32: case ETL_HDR_COMPACT64:
+	case ETL_HDR_PERFINFO32: case ETL_HDR_PERFINFO64:
+	case ETL_HDR_FULL_HEADER32: case ETL_HDR_FULL_HEADER64:
+	case ETL_HDR_INSTANCE32: case ETL_HDR_INSTANCE64:
+		r->has_ext_tracing = 1;
+		r->event_guid = ev->provider;
+		if (ev->present & ETL_EVF_INSTANCE) {
+			r->has_instance = 1;
+			r->instance_id = ev->instance_id;
+			r->parent_instance_id = ev->parent_instance_id;
+			r->parent_guid = ev->parent_guid;
+		}
+		break;
+	default:
+		break;
+	}
 	/* Extended items: RelatedActivityID and the user SID. */
 	struct etl_ext_iter it;
 	struct etl_ext_item item;
@@ -1064,8 +1087,30 @@ static void rendering_from(struct etl_out_rec *r, const struct etl_decoded *dec)
 	r->r_provider = dec->provider_name;
 	r->r_keywords = dec->keywords_name;
 	r->r_event_name = dec->event_name;
+	if (dec->source == ETL_DECODE_MOF) {
+		/* tracerpt names a kernel event by its class ("Process"), the
+		 * opcode ("Start") being the Opcode, and the provider as the
+		 * kernel logger's MOF name (decoding.md §6.3). */
+		r->r_event_name = dec->provider_name;
+		r->r_provider = ETL_KERNEL_MOF_PROVIDER;
+	}
 	r->has_rendering = r->r_message || r->r_level || r->r_opcode || r->r_task || r->r_channel ||
 	                   r->r_provider || (r->r_keywords && *r->r_keywords) || r->r_event_name;
+}
+
+/* The logfile-header event as tracerpt renders it: class EventTrace,
+ * opcode Header, the kernel logger's provider name, its class GUID. */
+static void header_rendering(struct etl_out_rec *r)
+{
+	r->provider = eventtrace_guid;
+	r->provider_name = "EventTrace";
+	r->display = "EventTrace";
+	r->has_rendering = 1;
+	r->r_event_name = "EventTrace";
+	r->r_opcode = "Header";
+	r->r_provider = ETL_KERNEL_MOF_PROVIDER;
+	r->has_ext_tracing = 1;
+	r->event_guid = eventtrace_guid;
 }
 
 /* The header event: from the record when there is one, else from lf. */
@@ -1088,9 +1133,7 @@ static int write_header(struct etl_output *o, const struct etl_event *ev)
 		r.has_hook = 1;
 		r.event_name = etl_eventtrace_name(0);
 	}
-	r.provider = eventtrace_guid;
-	r.provider_name = "EventTrace";
-	r.display = "EventTrace";
+	header_rendering(&r);
 	r.has_data = 1;
 	r.props = o->lf_props;
 	r.n_props = o->n_lf_props;
@@ -1175,9 +1218,7 @@ static int write_other_logfile(etl_output *o, const struct etl_event *ev)
 	memset(&err, 0, sizeof err);
 	memset(&r, 0, sizeof r);
 	system_from_event(o, &r, ev, NULL);
-	r.provider = eventtrace_guid;
-	r.provider_name = "EventTrace";
-	r.display = "EventTrace";
+	header_rendering(&r);
 	int st = etl__logfile_decode(ev->payload, ev->payload_size, ev->ptr_size == 4 ? 4 : 8, &lf, &err);
 	if (st == ETL_OK) {
 		r.has_data = 1;

@@ -822,6 +822,86 @@ START_TEST(test_output_misuse_and_sink_failure)
 }
 END_TEST
 
+/* Kernel and classic events are named as tracerpt names them (decoding.md
+ * §6.3): RenderingInfo EventName is the class, Opcode the opcode name,
+ * Provider MSNT_SystemTrace; ExtendedTracingInfo holds the class GUID. The
+ * header event is class EventTrace, opcode Header. */
+START_TEST(test_output_kernel_naming)
+{
+	char *path = tu_corpus_path("win7-classic-process-32.etl");
+	struct mem m;
+	memset(&m, 0, sizeof m);
+	render_file(path, "jsonl", &m);
+	tu_putbytes(&m.b, "", 1);
+	const char *l1 = (const char *)m.b.p;
+	const char *l2 = strchr(l1, '\n') + 1;
+	const char *l3 = strchr(l2, '\n');
+	struct jm_val *h = parse_json(l1, (size_t)(l2 - l1 - 1), "header");
+	const struct jm_val *hr = jm_get(h, "RenderingInfo");
+	ck_assert_str_eq(jm_str(hr, "EventName"), "EventTrace");
+	ck_assert_str_eq(jm_str(hr, "Opcode"), "Header");
+	ck_assert_str_eq(jm_str(hr, "Provider"), "MSNT_SystemTrace");
+	ck_assert_str_eq(jm_str(jm_get(h, "ExtendedTracingInfo"), "EventGuid"),
+	                 "{68fdd900-4a3e-11d1-84f4-0000f80464e3}");
+	struct jm_val *v = parse_json(l2, (size_t)(l3 - l2), "process start");
+	const struct jm_val *r = jm_get(v, "RenderingInfo");
+	ck_assert_str_eq(jm_str(r, "EventName"), "Process");
+	ck_assert_str_eq(jm_str(r, "Opcode"), "Start");
+	ck_assert_str_eq(jm_str(r, "Provider"), "MSNT_SystemTrace");
+	const struct jm_val *x = jm_get(v, "ExtendedTracingInfo");
+	ck_assert_str_eq(jm_str(x, "EventGuid"), "{3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c}");
+	ck_assert_ptr_null(jm_get(x, "InstanceID"));
+	ck_assert_str_eq(jm_str(jm_get(v, "EventData"), "ImageFileName"), "notepad.exe");
+	jm_free(h);
+	jm_free(v);
+	tu_bytes_free(&m.b);
+	free(path);
+}
+END_TEST
+
+/* An instance header's ids appear in ExtendedTracingInfo, in XML and
+ * JSON; an EVENT_HEADER event has no ExtendedTracingInfo. */
+START_TEST(test_output_instance_ids)
+{
+	struct built b;
+	build_event(&b);
+	struct mem m;
+	memset(&m, 0, sizeof m);
+	render_built("jsonl", &b, &b.dec, &m);
+	tu_putbytes(&m.b, "", 1);
+	ck_assert_ptr_null(strstr((const char *)m.b.p, "ExtendedTracingInfo"));
+	tu_bytes_free(&m.b);
+
+	b.ev.kind = ETL_HDR_INSTANCE64;
+	b.ev.present |= ETL_EVF_INSTANCE;
+	b.ev.instance_id = 77;
+	b.ev.parent_instance_id = 5;
+	b.ev.parent_guid = g_prov;
+	memset(&m, 0, sizeof m);
+	render_built("jsonl", &b, &b.dec, &m);
+	tu_putbytes(&m.b, "", 1);
+	const char *line2 = strchr((const char *)m.b.p, '\n') + 1;
+	struct jm_val *v = parse_json(line2, strlen(line2) - 1, "instance event");
+	const struct jm_val *x = jm_get(v, "ExtendedTracingInfo");
+	ck_assert_str_eq(jm_str(x, "EventGuid"), "{11223344-5566-7788-99aa-bbccddeeff00}");
+	ck_assert_int_eq(jm_int(x, "InstanceID", -1), 77);
+	ck_assert_int_eq(jm_int(x, "ParentInstanceID", -1), 5);
+	ck_assert_str_eq(jm_str(x, "ParentGuid"), "{11223344-5566-7788-99aa-bbccddeeff00}");
+	jm_free(v);
+	tu_bytes_free(&m.b);
+
+	memset(&m, 0, sizeof m);
+	render_built("xml", &b, &b.dec, &m);
+	tu_putbytes(&m.b, "", 1);
+	ck_assert_ptr_nonnull(strstr((const char *)m.b.p,
+		"<ExtendedTracingInfo xmlns=\"http://schemas.microsoft.com/win/2004/08/events/trace\">"
+		"<EventGuid>{11223344-5566-7788-99aa-bbccddeeff00}</EventGuid><InstanceID>77</InstanceID>"
+		"<ParentInstanceID>5</ParentInstanceID><ParentGuid>{11223344-5566-7788-99aa-bbccddeeff00}</ParentGuid>"
+		"</ExtendedTracingInfo></Event>"));
+	tu_bytes_free(&m.b);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("output");
@@ -829,6 +909,7 @@ static Suite *output_suite(void)
 	tcase_set_timeout(tg, 120);
 	tcase_add_loop_test(tg, test_output_golden_files, 0, (int)(N_GOLDEN * N_FORMATS));
 	tcase_add_test(tg, test_output_header_event_once);
+	tcase_add_test(tg, test_output_kernel_naming);
 	suite_add_tcase(s, tg);
 	TCase *tb = tcase_create("built");
 	tcase_add_test(tb, test_output_nasty_strings_wellformed);
@@ -838,6 +919,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tb, test_output_text_and_csv_lists);
 	tcase_add_test(tb, test_output_header_from_lf);
 	tcase_add_test(tb, test_output_misuse_and_sink_failure);
+	tcase_add_test(tb, test_output_instance_ids);
 	suite_add_tcase(s, tb);
 	return s;
 }
