@@ -131,6 +131,9 @@ run: deps
 	$(Q)echo "== trace-demo $(O)/trace-demo.etl (the tracing runtime: every write kind, two threads)"
 	$(Q)./$(O)/programs/trace-demo $(O)/trace-demo.etl
 	$(Q)./$(BINOUT)/etldump --summary $(O)/trace-demo.etl
+	$(Q)echo "== etlconvert -f text with the demo's manifest and TMF (first 8 events)"
+	$(Q)./$(BINOUT)/etlconvert -q -f text --manifest testdata/programs/trace-demo.man \
+		--tmf testdata/programs/trace-demo.tmf $(O)/trace-demo.etl | sed -n '3,10p'
 
 $(O)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)

@@ -11,6 +11,10 @@
  * line: N is the number of events written, equal to the session's
  * events_written (the program fails if any event was lost).
  * Exit status: 0 success, 1 usage, 2 runtime failure.
+ *
+ * trace-demo.man (the manifest of its manifest-style events) and
+ * trace-demo.tmf (the TMF of its messages) beside this file let etlconvert
+ * decode them: etlconvert --manifest trace-demo.man --tmf trace-demo.tmf.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -55,6 +55,22 @@ grep -q '"EventData":{"Thread":1,"Index":49,"Name":"worker-1","Ratio":24.5,' "$T
 	fail "TraceLogging fields not decoded as written"
 grep -q '"Pair":\[1,49\]' "$T/tl.jsonl" || fail "array field"
 
+# With the demo's manifest and TMF, the manifest-style and WPP events decode
+# too: only the 200 classic and instance events (no schema source for user
+# MOF classes) stay undecoded, with their payload.
+"$C" -q -f jsonl --manifest testdata/programs/trace-demo.man --tmf testdata/programs/trace-demo.tmf \
+	"$T/demo.etl" > "$T/dec.jsonl" || fail "etlconvert with manifest and TMF exit $?"
+[ "$(grep -c ProcessingErrorData "$T/dec.jsonl")" -eq 200 ] ||
+	fail "$(grep -c ProcessingErrorData "$T/dec.jsonl") undecoded events, expected the 200 classic ones"
+[ "$(grep -c '"EventName":"WorkDone"' "$T/dec.jsonl")" -eq 100 ] || fail "WorkDone events"
+[ "$(grep -c '"EventName":"Handoff"' "$T/dec.jsonl")" -eq 100 ] || fail "Handoff events"
+grep -q '"EventData":{"Thread":0,"Iteration":49},"RenderingInfo":{"Culture":"en-US","Message":"Thread 0 finished iteration 49"' \
+	"$T/dec.jsonl" || fail "manifest event not decoded as written"
+grep '"Message":"Thread 1 hands iteration 7 to a new activity"' "$T/dec.jsonl" |
+	grep -q '"RelatedActivityID":"{' || fail "transfer event: message or related activity"
+[ "$(grep -c '"Message":"Thread [01] iteration [0-9]*"' "$T/dec.jsonl")" -eq 100 ] || fail "WPP messages"
+grep -q '"EventData":{"thread":1,"iteration":49,' "$T/dec.jsonl" || fail "WPP arguments"
+
 # The libetl(3) example program: built from testdata/programs/example.c,
 # which must be the program the manual shows.
 [ -x "$P/example" ] || fail "example not built"
