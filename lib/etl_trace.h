@@ -44,8 +44,12 @@
  * that written + lost = attempted holds per session) - unless that session
  * runs in independent mode, in which case only that session loses it.
  *
- * Clocks: ETL_CLOCK_QPC is CLOCK_MONOTONIC in 100 ns units (the header's
- * perf_freq is 10 MHz); ETL_CLOCK_SYSTEMTIME a FILETIME from CLOCK_REALTIME;
+ * Clocks: ETL_CLOCK_QPC is the TSC where it is invariant and the kernel
+ * keeps time with it (x86-64 with constant_tsc, nonstop_tsc and clocksource
+ * tsc; perf_freq its rate against CLOCK_MONOTONIC, refined at each flush),
+ * else CLOCK_MONOTONIC in 100 ns units (perf_freq 10 MHz; also when the
+ * environment has ETL_QPC_NO_TSC); ETL_CLOCK_SYSTEMTIME a FILETIME from
+ * CLOCK_REALTIME;
  * ETL_CLOCK_CPUCYCLE the TSC on x86-64 (cpu speed measured at the first
  * such session, 20 ms), nanoseconds declared as 1000 MHz elsewhere.
  *

@@ -48,7 +48,8 @@ int etl__rt_pool_init(struct etl_session *s)
 	s->free_list = calloc(s->max_bufs, sizeof *s->free_list);
 	s->queue = calloc(s->max_bufs, sizeof *s->queue);
 	s->ring = calloc(s->max_bufs, sizeof *s->ring);
-	if (!s->cpus || !s->bufs || !s->free_list || !s->queue || !s->ring)
+	s->filled = calloc(s->nproc, sizeof *s->filled);
+	if (!s->cpus || !s->bufs || !s->free_list || !s->queue || !s->ring || !s->filled)
 		return ETL_FATAL;
 	for (uint32_t i = 0; i < s->nproc; i++) {
 		atomic_init(&s->cpus[i].slot, 0);
@@ -57,6 +58,11 @@ int etl__rt_pool_init(struct etl_session *s)
 	s->n_free = 0;
 	atomic_store(&s->n_alloc, 0);
 	s->q_head = s->q_count = s->r_head = s->r_count = 0;
+	s->wake_batch = s->max_bufs / 16;
+	if (s->wake_batch < 1)
+		s->wake_batch = 1;
+	if (s->wake_batch > 8)
+		s->wake_batch = 8;
 	for (uint32_t i = 0; i < s->p.min_buffers; i++) {
 		s->bufs[i].mem = malloc(s->bs);
 		if (!s->bufs[i].mem)
@@ -78,6 +84,8 @@ void etl__rt_pool_free(struct etl_session *s)
 	free(s->free_list);
 	free(s->queue);
 	free(s->ring);
+	free(s->filled);
+	s->filled = NULL;
 	s->bufs = NULL;
 	s->cpus = NULL;
 	s->free_list = s->queue = s->ring = NULL;
@@ -122,13 +130,28 @@ void etl__rt_release(struct etl_session *s, uint32_t i)
 	pthread_mutex_unlock(&s->lock);
 }
 
+void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n)
+{
+	pthread_mutex_lock(&s->lock);
+	for (uint32_t k = 0; k < n; k++)
+		s->free_list[s->n_free++] = idx[k];
+	pthread_cond_broadcast(&s->cv_free);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The logger is woken once wake_batch buffers wait (it then writes them
+ * with one system call), or sooner when the pool runs low: the buffers
+ * still free or allocatable would not cover a batch more per processor.
+ * Small pools have a batch of 1: every buffer wakes it. */
 void etl__rt_hand_over(struct etl_session *s, uint32_t i, uint32_t end)
 {
 	s->bufs[i].end = end;
 	pthread_mutex_lock(&s->lock);
 	s->queue[(s->q_head + s->q_count) % s->max_bufs] = i;
 	s->q_count++;
-	pthread_cond_signal(&s->cv_logger);
+	uint32_t avail = s->n_free + (s->max_bufs - atomic_load_explicit(&s->n_alloc, memory_order_relaxed));
+	if (s->q_count >= s->wake_batch || avail < s->wake_batch + s->nproc)
+		pthread_cond_signal(&s->cv_logger);
 	pthread_mutex_unlock(&s->lock);
 }
 

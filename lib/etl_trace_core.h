@@ -159,6 +159,9 @@ struct etl_session {
 	uint32_t *free_list, n_free;
 	_Atomic uint32_t n_alloc;
 	uint32_t *queue, q_head, q_count;   /* full buffers, FIFO            */
+	uint32_t wake_batch;            /* queued buffers that wake the logger */
+	uint32_t *filled;               /* logger: buffers per processor since
+	                                   its last look (see balance())      */
 	uint32_t *ring, r_head, r_count;    /* BUFFERING: kept, oldest first */
 	int flush_req;                  /* swap partial buffers out now       */
 	uint64_t flush_seq, flush_done;
@@ -224,10 +227,15 @@ void etl__rt_hand_over(struct etl_session *s, uint32_t i, uint32_t end);
 void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b);
 /* Returns buffer i to the free list (wakes blocked writers). */
 void etl__rt_release(struct etl_session *s, uint32_t i);
+/* The same for n buffers at once. */
+void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
 
 /* ---- clock (etl_trace_session.c) -------------------------------------- */
 
 int64_t etl__rt_now(uint32_t clock_type);
+/* The QPC clock's rate (Hz) as the latest header got it: the TSC's, or
+ * 10 MHz when QPC is CLOCK_MONOTONIC (see etl_trace_session.c). */
+int64_t etl__rt_qpc_freq(void);
 
 /* ---- provider side (etl_trace_provider.c) ----------------------------- */
 

@@ -454,9 +454,9 @@ static int place_buffer(struct etl_writer *w, const uint8_t *buf)
 static int start_file(struct etl_writer *w);
 static int finish_file(struct etl_writer *w, int last);
 
-/* Stamps a buffer of processor cpu holding records up to pos and sends
- * it to the file (or the compression buffer). */
-static int put_buffer(struct etl_writer *w, uint8_t *b, uint32_t pos, uint32_t cpu, int64_t last_ts)
+/* Stamps a buffer of processor cpu holding records up to pos: header
+ * fields, 0xFF fill after the records, the next SequenceNumber. */
+static void stamp_buffer(struct etl_writer *w, uint8_t *b, uint32_t pos, uint32_t cpu, int64_t last_ts)
 {
 	uint32_t bs = w->o.buffer_size;
 	memset(b, 0, HDR);
@@ -472,6 +472,13 @@ static int put_buffer(struct etl_writer *w, uint8_t *b, uint32_t pos, uint32_t c
 	etl_put32(b + 0x30, pos);
 	etl_put16(b + 0x34, ETL_BUF_FLAG_PROC_INDEX);
 	etl_put16(b + 0x36, 0);
+}
+
+/* Stamps a buffer and sends it to the file (or the compression buffer). */
+static int put_buffer(struct etl_writer *w, uint8_t *b, uint32_t pos, uint32_t cpu, int64_t last_ts)
+{
+	uint32_t bs = w->o.buffer_size;
+	stamp_buffer(w, b, pos, cpu, last_ts);
 	/* NEWFILE: rotate before a buffer would pass the size limit. */
 	int rot = ETL_OK;
 	if (w->max_bytes && (w->o.log_file_mode & ETL_MODE_NEWFILE) && !w->compressed &&
@@ -514,6 +521,52 @@ int etl__writer_put_buffer(etl_writer *w, uint8_t *buf, uint32_t pos, uint32_t c
 	if (last_ts > w->last_ts)
 		w->last_ts = last_ts;
 	return put_buffer(w, buf, pos, cpu, last_ts);
+}
+
+int etl__writer_put_buffers(etl_writer *w, const struct etl_wbuf *v, uint32_t n, int *rcs)
+{
+	uint32_t bs = w->o.buffer_size;
+	int simple = w->opened && !w->broken && !w->raw && !w->compressed && !w->max_bytes &&
+	             w->out.kind == ETL_OUT_PATH && n > 1 && n <= 64;
+	for (uint32_t i = 0; simple && i < n; i++)
+		if (v[i].pos < HDR || v[i].pos > bs || v[i].cpu >= w->nproc)
+			simple = 0;
+	if (!simple) {
+		int rc = ETL_OK;
+		for (uint32_t i = 0; i < n; i++) {
+			rcs[i] = etl__writer_put_buffer(w, v[i].buf, v[i].pos, v[i].cpu, v[i].last_ts);
+			if (rcs[i] == ETL_FATAL || (rcs[i] != ETL_OK && rc == ETL_OK))
+				rc = rcs[i];
+		}
+		return rc;
+	}
+	/* Sequential file: the buffers follow each other at the end, one
+	 * system call for all of them. */
+	struct iovec iov[64];
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i].last_ts > w->last_ts)
+			w->last_ts = v[i].last_ts;
+		stamp_buffer(w, v[i].buf, v[i].pos, v[i].cpu, v[i].last_ts);
+		iov[i].iov_base = v[i].buf;
+		iov[i].iov_len = bs;
+	}
+	uint64_t off = w->file_end;
+	if (etl__out_writev(&w->out, off, iov, (int)n) != 0) {
+		etl__werr(w, ETL_E_IO, "Cannot write the output: offset=%llu, size=%zu, error=\"%s\"",
+		          (unsigned long long)off, (size_t)n * bs, strerror(errno ? errno : EIO));
+		int rc = write_failed(w);
+		for (uint32_t i = 0; i < n; i++)
+			rcs[i] = rc;
+		return rc;
+	}
+	w->stats.bytes_written += (uint64_t)n * bs;
+	w->data_buffers += n;
+	w->file_end = off + (uint64_t)n * bs;
+	w->last_buf_off = w->file_end - bs;
+	w->stats.buffers_written += n;
+	for (uint32_t i = 0; i < n; i++)
+		rcs[i] = ETL_OK;
+	return ETL_OK;
 }
 
 int etl_writer_write_event(etl_writer *w, const struct etl_event *ev)
@@ -686,6 +739,13 @@ int etl_writer_write_raw_buffer(etl_writer *w, const uint8_t *data, size_t n)
 
 /* ---- files ------------------------------------------------------------ */
 
+/* In place: disk space is allocated ahead (etl_writer_out.c), never
+ * past the file's size limit. */
+static uint64_t prealloc_cap(const struct etl_writer *w)
+{
+	return (uint64_t)w->o.maximum_file_size_mb * 1024 * ((w->o.log_file_mode & 0x2000u) ? 1 : 1024);
+}
+
 /* Begins a file: header buffer first (rewritten on close). */
 static int start_file(struct etl_writer *w)
 {
@@ -694,6 +754,7 @@ static int start_file(struct etl_writer *w)
 		snprintf(name, sizeof name, w->pattern, w->file_index + w->name_base);
 		int rc = w->in_place ? etl__out_open_path_inplace(&w->out, name)
 		                     : etl__out_open_path(&w->out, name);
+		w->out.prealloc_cap = prealloc_cap(w);
 		if (rc != 0) {
 			etl__werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", name,
 			          strerror(errno));
@@ -820,6 +881,7 @@ int etl__writer_open_inplace(etl_writer *w, const char *path, const struct etl_w
 		          strerror(errno));
 		return ETL_FATAL;
 	}
+	w->out.prealloc_cap = prealloc_cap(w);
 	w->in_place = 1;
 	w->name_base = name_base;
 	w->opened = 1;
@@ -851,6 +913,18 @@ int etl__writer_sync(etl_writer *w)
 		return ETL_FATAL;
 	}
 	return ETL_OK;
+}
+
+void etl__writer_set_clock(etl_writer *w, int64_t perf_freq, int64_t boot_time)
+{
+	w->o.perf_freq = perf_freq;
+	w->o.boot_time = boot_time;
+	if (!w->hdrbuf || w->raw)
+		return;
+	uint8_t *h = w->hdrbuf + w->lh_offset;
+	size_t after = (w->o.pointer_size == 4 ? 0x40 : 0x48) + 172 + 4;
+	etl_put64(h + after + 0x00, (uint64_t)boot_time);
+	etl_put64(h + after + 0x08, (uint64_t)perf_freq);
 }
 
 uint64_t etl__writer_bytes(const etl_writer *w)

@@ -12,6 +12,14 @@
  * (etl__out_open_path_inplace): the path itself is created, written as
  * buffers are flushed, and kept whatever happens, so that a process that
  * dies leaves a file readable up to its last flush. No codec then.
+ * Disk space is allocated ahead of such a file in large steps with
+ * FALLOC_FL_KEEP_SIZE (the file system's per-block allocation work is
+ * then done once per step, not on every write): the file's size stays
+ * what was written, so a reader of a file left by a crash sees exactly
+ * the bytes written, never a zero-filled tail; commit gives the space
+ * past the end back (ftruncate to the size). A process that dies (or an
+ * output abandoned after an error) leaves at most one step allocated
+ * past the end, freed with the file or by truncating it.
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
@@ -94,7 +102,39 @@ int etl__out_open_path_inplace(struct etl_out *o, const char *path)
 	o->kind = ETL_OUT_PATH;
 	o->in_place = 1;
 	o->size = 0;
+	o->prealloc_end = 0;
+	o->prealloc_off = 0;
+	o->prealloc_cap = 0;
 	return 0;
+}
+
+#define PREALLOC_MIN (4u << 20)
+#define PREALLOC_MAX (64u << 20)
+
+/* In place: makes sure disk space is allocated up to end, a step ahead
+ * (the size so far, from 4 to 64 MiB; not past prealloc_cap). Failure
+ * only turns this off: the write itself reports a full disk. */
+static void prealloc(struct etl_out *o, uint64_t end)
+{
+	if (!o->in_place || o->prealloc_off || end <= o->prealloc_end)
+		return;
+#ifdef FALLOC_FL_KEEP_SIZE
+	uint64_t step = o->size < PREALLOC_MIN ? PREALLOC_MIN : o->size > PREALLOC_MAX ? PREALLOC_MAX : o->size;
+	uint64_t from = o->prealloc_end > o->size ? o->prealloc_end : o->size;
+	uint64_t to = end + step;
+	if (o->prealloc_cap && to > o->prealloc_cap)
+		to = o->prealloc_cap > end ? o->prealloc_cap : end;
+	if (to <= from)
+		return;
+	int e = errno;
+	if (fallocate(o->fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(to - from)) == 0)
+		o->prealloc_end = to;
+	else
+		o->prealloc_off = 1;
+	errno = e;
+#else
+	o->prealloc_off = 1;
+#endif
 }
 
 void etl__out_open_fd(struct etl_out *o, int fd)
@@ -119,6 +159,7 @@ int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n)
 		if (o->fn(o->ctx, off, data, n) != 0)
 			return -1;
 	} else {
+		prealloc(o, off + n);
 		const uint8_t *p = data;
 		size_t done = 0;
 		while (done < n) {
@@ -135,6 +176,56 @@ int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n)
 	}
 	if (off + n > o->size)
 		o->size = off + n;
+	return 0;
+}
+
+int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, int n)
+{
+	if (o->kind == ETL_OUT_SINK || n == 1) {
+		for (int i = 0; i < n; i++) {
+			if (etl__out_write(o, off, iov[i].iov_base, iov[i].iov_len) != 0)
+				return -1;
+			off += iov[i].iov_len;
+		}
+		return 0;
+	}
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += iov[i].iov_len;
+	prealloc(o, off + total);
+	struct iovec v[64];
+	int i = 0;
+	uint64_t pos = off;
+	while (i < n) {
+		int k = n - i > 64 ? 64 : n - i;
+		memcpy(v, iov + i, sizeof *v * (size_t)k);
+		struct iovec *p = v;
+		while (k > 0) {
+			ssize_t w = pwritev(o->fd, p, k, (off_t)pos);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				if (w == 0)
+					errno = ENOSPC;
+				return -1;
+			}
+			pos += (uint64_t)w;
+			/* Skips what was written (a short write stops anywhere). */
+			size_t left = (size_t)w;
+			while (k > 0 && left >= p->iov_len) {
+				left -= p->iov_len;
+				p++;
+				k--;
+				i++;
+			}
+			if (k > 0 && left) {
+				p->iov_base = (uint8_t *)p->iov_base + left;
+				p->iov_len -= left;
+			}
+		}
+	}
+	if (off + total > o->size)
+		o->size = off + total;
 	return 0;
 }
 
@@ -270,7 +361,10 @@ void etl__out_abandon(struct etl_out *o)
 		if (o->fd >= 0)
 			close(o->fd);
 		o->fd = -1;
-		/* In place: what was written stays (no temporary to remove). */
+		/* In place: what was written stays (no temporary to remove).
+		 * Space allocated past its end is not given back here: the
+		 * writer abandoning may be a forked child's copy, whose idea of
+		 * the size is stale while the parent writes on. */
 		if (o->tmp)
 			unlink(o->tmp);
 		free(o->tmp);

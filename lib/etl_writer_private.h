@@ -8,6 +8,7 @@
 #error "etl_writer_private.h is internal to libetl"
 #endif
 
+#include <sys/uio.h>
 #include "etl_private.h"
 #include "etl_writer.h"
 
@@ -26,6 +27,12 @@ struct etl_out {
 	int in_place;              /* PATH written directly (no temporary,
 	                              no rename, kept on abandon): the tracing
 	                              runtime's files, readable after a crash  */
+	uint64_t prealloc_end;     /* in place: disk space allocated up to
+	                              here beyond the size (FALLOC_FL_KEEP_SIZE:
+	                              the file's size never includes it)       */
+	int prealloc_off;          /* the file system cannot preallocate      */
+	uint64_t prealloc_cap;     /* never beyond (the file's size limit),
+	                              0: no limit                             */
 };
 
 /* 0 on success, -1 with errno set. */
@@ -35,6 +42,9 @@ int etl__out_open_path_inplace(struct etl_out *o, const char *path);
 void etl__out_open_fd(struct etl_out *o, int fd);
 void etl__out_open_sink(struct etl_out *o, etl_sink_write_fn fn, void *ctx);
 int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n);
+/* The same for n pieces written one after the other from off (one system
+ * call for all when the output is a file). */
+int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, int n);
 /* Makes the output final (PATH: compress if asked, rename over target). */
 int etl__out_commit(struct etl_out *o);
 /* Drops the output (PATH: removes the temporary, target untouched). */
@@ -117,11 +127,30 @@ int etl__writer_open_inplace(etl_writer *w, const char *path, const struct etl_w
  *  compression). buf is modified. @return : as etl_writer_write_event. */
 int etl__writer_put_buffer(etl_writer *w, uint8_t *buf, uint32_t pos, uint32_t cpu, int64_t last_ts);
 
+/* One buffer for etl__writer_put_buffers(). */
+struct etl_wbuf {
+	uint8_t *buf;
+	uint32_t pos, cpu;
+	int64_t last_ts;
+};
+
+/*! etl__writer_put_buffers() : etl__writer_put_buffer() for each of the
+ *  n buffers in order, rcs[i] its result; a sequential file without size
+ *  limit or compression gets them in one system call (n <= 64).
+ *  @return : ETL_OK when every buffer was placed, else the first failure
+ *  (ETL_FATAL before any other). */
+int etl__writer_put_buffers(etl_writer *w, const struct etl_wbuf *v, uint32_t n, int *rcs);
+
 /*! etl__writer_sync() : makes the output readable as it stands: writes the
  *  compressed bytes still waiting in the compression buffer (they stay
  *  there, rewritten by the next write) and rewrites the header buffer with
  *  the figures so far. The file stays open. @return : ETL_OK, ETL_FATAL. */
 int etl__writer_sync(etl_writer *w);
+
+/*! etl__writer_set_clock() : a better measured QPC rate (and the boot
+ *  time it implies) for the header buffer, written by the next sync,
+ *  close or file rotation. */
+void etl__writer_set_clock(etl_writer *w, int64_t perf_freq, int64_t boot_time);
 
 /*! etl__writer_bytes() : bytes the current file holds or will hold once
  *  the compression buffer is written. */

@@ -14,6 +14,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,7 +379,9 @@ START_TEST(test_round_trip_threads)
 	ck_assert_uint_eq(got.lf.events_lost, 0);
 	ck_assert_uint_eq(got.lf.buffers_written, st.buffers_written + 1);
 	ck_assert_uint_eq(got.lf.reserved_flags, ETL_CLOCK_QPC);
-	ck_assert_uint_eq(got.lf.perf_freq, 10000000);
+	/* 10 MHz (CLOCK_MONOTONIC), or the TSC's rate as measured at stop. */
+	ck_assert_int_eq(got.lf.perf_freq, etl__rt_qpc_freq());
+	ck_assert_int_ge(got.lf.perf_freq, 10000000);
 	ck_assert_uint_eq(got.lf.header_ptr_size, 8);
 	got_free(&got);
 	etl_session_free(s);
@@ -477,6 +480,129 @@ START_TEST(test_clocks)
 	}
 	etl_provider_unregister(&prov);
 	rm_tmp();
+}
+END_TEST
+
+/* ---- the QPC clock ------------------------------------------------ */
+
+static int64_t ft_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return 116444736000000000LL + (int64_t)ts.tv_sec * 10000000 + ts.tv_nsec / 100;
+}
+
+enum { QPC_T = 2, QPC_M = 3000 };
+
+struct qpc_args {
+	etl_provider *p;
+	const struct etl_guid *g;
+	uint32_t thr;
+	int64_t lo[QPC_M], hi[QPC_M];      /* CLOCK_REALTIME around each write */
+};
+
+static void *qpc_writer(void *arg)
+{
+	struct qpc_args *a = arg;
+	for (uint32_t i = 0; i < QPC_M; i++) {
+		a->lo[i] = ft_now();
+		if (emit(a->p, a->g, i, a->thr, 4, 1, 0) != ETL_OK)
+			abort();
+		a->hi[i] = ft_now();
+		if (i % 300 == 299) {
+			struct timespec ts = { 0, 3 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+/* Writes from QPC_T threads to a QPC session (flushed half way, so that
+ * the rate in the header is measured again), reads the file back: every
+ * event's UTC lies within 5 ms of CLOCK_REALTIME around its write, and
+ * each thread's timestamps never go back. */
+static void qpc_case(void)
+{
+	mkdir_tmp();
+	struct etl_guid g = guid_n(19);
+	static etl_provider prov;
+	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_session_props sp;
+	etl_session_props_init(&sp);
+	sp.file_name = path_in("qpc.etl");
+	sp.blocking = 1;
+	ck_assert_uint_eq(sp.clock_type, ETL_CLOCK_QPC);
+	etl_session *s = start("Qpc", &sp);
+	enable_all(s, &g);
+	static struct qpc_args a[QPC_T];
+	pthread_t th[QPC_T];
+	for (uint32_t t = 0; t < QPC_T; t++) {
+		a[t].p = &prov;
+		a[t].g = &g;
+		a[t].thr = t;
+		ck_assert_int_eq(pthread_create(&th[t], NULL, qpc_writer, &a[t]), 0);
+	}
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(etl_session_flush(s), ETL_OK);
+	for (uint32_t t = 0; t < QPC_T; t++)
+		pthread_join(th[t], NULL);
+	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
+	etl_reader *r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_file(r, sp.file_name), ETL_OK);
+	const struct etl_logfile *lf = etl_reader_logfile(r);
+	ck_assert_uint_eq(lf->reserved_flags, ETL_CLOCK_QPC);
+	ck_assert_int_eq(lf->perf_freq, etl__rt_qpc_freq());
+	static int64_t raw[QPC_T][QPC_M];
+	static unsigned char seen[QPC_T][QPC_M];
+	memset(seen, 0, sizeof seen);
+	const struct etl_event *ev;
+	int st;
+	size_t n = 0;
+	const int64_t tol = 5 * 10000;                  /* 5 ms in 100 ns */
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		ck_assert_int_eq(st, ETL_OK);
+		if (ev->buffer_offset == 0)
+			continue;
+		uint64_t seq = etl_le64(ev->payload);
+		uint32_t thr = etl_le32(ev->payload + 8);
+		ck_assert(thr < QPC_T && seq < QPC_M && !seen[thr][seq]);
+		seen[thr][seq] = 1;
+		raw[thr][seq] = ev->timestamp;
+		ck_assert(ev->present & ETL_EVF_UTC);
+		ck_assert_msg(ev->utc >= a[thr].lo[seq] - tol && ev->utc <= a[thr].hi[seq] + tol,
+		              "event %u/%llu: utc %lld, written between %lld and %lld", thr,
+		              (unsigned long long)seq, (long long)ev->utc, (long long)a[thr].lo[seq],
+		              (long long)a[thr].hi[seq]);
+		n++;
+	}
+	ck_assert_uint_eq(n, (size_t)QPC_T * QPC_M);
+	for (uint32_t t = 0; t < QPC_T; t++)
+		for (uint32_t i = 1; i < QPC_M; i++)
+			ck_assert_msg(raw[t][i] >= raw[t][i - 1], "thread %u: event %u at %lld after %lld",
+			              t, i, (long long)raw[t][i], (long long)raw[t][i - 1]);
+	etl_reader_free(r);
+	etl_session_free(s);
+	etl_provider_unregister(&prov);
+	rm_tmp();
+}
+
+START_TEST(test_qpc_utc)
+{
+	/* The TSC where the machine allows it (x86-64, invariant TSC that
+	 * the kernel keeps time with), else CLOCK_MONOTONIC. */
+	qpc_case();
+	ck_assert_int_ge(etl__rt_qpc_freq(), 10000000);
+}
+END_TEST
+
+START_TEST(test_qpc_monotonic_fallback)
+{
+	/* Each test runs in a fresh process (check's fork mode): the clock
+	 * is chosen at this process's first QPC session. */
+	setenv("ETL_QPC_NO_TSC", "1", 1);
+	qpc_case();
+	ck_assert_int_eq(etl__rt_qpc_freq(), 10000000);
 }
 END_TEST
 
@@ -1166,6 +1292,129 @@ START_TEST(test_flush_timer)
 }
 END_TEST
 
+/* A writer pinned to one processor fills that processor's buffers one
+ * after the other; the logger writes them several per system call (a
+ * pool of 64 wakes it every 4 buffers): the file holds every buffer, with
+ * consecutive sequence numbers, and the events in the order written. */
+static void batched_case(uint32_t max_buffers)
+{
+	mkdir_tmp();
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	int cpu = sched_getcpu();
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof set, &set), 0);
+	struct etl_guid g = guid_n(20);
+	static etl_provider prov;
+	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_session_props sp;
+	etl_session_props_init(&sp);
+	sp.file_name = path_in("batch.etl");
+	sp.buffer_size = 4096;
+	sp.min_buffers = 2;
+	sp.max_buffers = max_buffers;
+	sp.flush_timer_ms = 0;
+	sp.blocking = 1;
+	etl_session *s = start("Batched", &sp);
+	enable_all(s, &g);
+	enum { M = 20000 };
+	ck_assert_uint_eq(write_n(&prov, &g, 0, M, 20), 0);
+	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
+	struct etl_session_stats st;
+	etl_session_stats(s, &st);
+	ck_assert_uint_eq(st.events_written, M);
+	ck_assert_uint_eq(st.events_lost, 0);
+	ck_assert_uint_eq(st.buffers_lost, 0);
+	/* 112-byte records, at most 36 to a buffer (fewer when a writer
+	 * waiting for a buffer has the logger swap a partly filled one). */
+	ck_assert_uint_ge(st.buffers_written, (M + 35) / 36);
+	size_t size = 0;
+	uint8_t *f = tu_load_file(sp.file_name, &size);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(size, (size_t)4096 * (1 + st.buffers_written));
+	for (uint64_t k = 1; k <= st.buffers_written; k++) {
+		const uint8_t *b = f + k * 4096;
+		ck_assert_uint_eq(etl_le32(b + 0x00), 4096);
+		ck_assert_uint_eq(etl_le64(b + 0x18), k);          /* SequenceNumber */
+		ck_assert_uint_eq(etl_le16(b + 0x28), (uint16_t)(cpu < 0 ? 0 : cpu));
+	}
+	free(f);
+	etl_reader *r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_file(r, sp.file_name), ETL_OK);
+	const struct etl_event *ev;
+	int rc;
+	uint64_t next = 0, last_off = 0;
+	while ((rc = etl_reader_next(r, &ev)) != ETL_END) {
+		ck_assert_int_eq(rc, ETL_OK);
+		if (ev->buffer_offset == 0)
+			continue;
+		ck_assert_uint_ge(ev->buffer_offset, last_off);
+		last_off = ev->buffer_offset;
+		ck_assert_uint_eq(etl_le64(ev->payload), next);
+		next++;
+	}
+	ck_assert_uint_eq(next, M);
+	etl_reader_free(r);
+	etl_session_free(s);
+	etl_provider_unregister(&prov);
+	rm_tmp();
+}
+
+START_TEST(test_batched_buffers_in_order)
+{
+	batched_case(64);
+}
+END_TEST
+
+START_TEST(test_small_pool_buffers_in_order)
+{
+	batched_case(4);
+}
+END_TEST
+
+/* Disk space is allocated ahead of a session's file without growing it:
+ * while the session runs, the file is a whole number of buffers and
+ * reads back without error after each flush; once stopped, no space is
+ * left allocated past its end. */
+START_TEST(test_prealloc_invisible)
+{
+	mkdir_tmp();
+	struct etl_guid g = guid_n(21);
+	static etl_provider prov;
+	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_session_props sp;
+	etl_session_props_init(&sp);
+	sp.file_name = path_in("prealloc.etl");
+	sp.buffer_size = 4096;
+	sp.flush_timer_ms = 0;
+	sp.blocking = 1;
+	etl_session *s = start("Prealloc", &sp);
+	enable_all(s, &g);
+	uint64_t done = 0;
+	for (int round = 0; round < 3; round++) {
+		ck_assert_uint_eq(write_n(&prov, &g, done, 1000, 0), 0);
+		done += 1000;
+		ck_assert_int_eq(etl_session_flush(s), ETL_OK);
+		struct stat sb;
+		ck_assert_int_eq(stat(sp.file_name, &sb), 0);
+		ck_assert_uint_eq((uint64_t)sb.st_size % 4096, 0);
+		struct got got = { 0 };
+		read_file(sp.file_name, &g, &got);
+		ck_assert_uint_eq(got.failures, 0);
+		ck_assert_uint_eq(got.n, done);
+		got_free(&got);
+	}
+	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
+	struct stat sb;
+	ck_assert_int_eq(stat(sp.file_name, &sb), 0);
+	/* Blocks of 512 bytes; a step would be 4 MiB. */
+	ck_assert_uint_le((uint64_t)sb.st_blocks * 512, (uint64_t)sb.st_size + 65536);
+	etl_session_free(s);
+	etl_provider_unregister(&prov);
+	rm_tmp();
+}
+END_TEST
+
 START_TEST(test_fork_child_crash)
 {
 	mkdir_tmp();
@@ -1203,6 +1452,11 @@ START_TEST(test_fork_child_crash)
 	int status = 0;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+	/* What the last flush left: whole buffers (64 KiB), no tail. */
+	struct stat sb;
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_gt((uint64_t)sb.st_size, 0);
+	ck_assert_uint_eq((uint64_t)sb.st_size % (64 * 1024), 0);
 	struct got got = { 0 };
 	read_file(path, &g, &got);
 	ck_assert_uint_eq(got.failures, 0);
@@ -1306,6 +1560,8 @@ static Suite *trace_core_suite(void)
 	tcase_add_test(tc, test_round_trip_threads);
 	tcase_add_test(tc, test_logfile_names);
 	tcase_add_test(tc, test_clocks);
+	tcase_add_test(tc, test_qpc_utc);
+	tcase_add_test(tc, test_qpc_monotonic_fallback);
 	tcase_add_test(tc, test_blocking_tiny_pool);
 	tcase_add_test(tc, test_nonblocking_accounting);
 	tcase_add_test(tc, test_routing_all_or_nothing);
@@ -1325,6 +1581,9 @@ static Suite *trace_core_suite(void)
 	tcase_add_test(tm, test_realtime_callback);
 	tcase_add_test(tm, test_compressed);
 	tcase_add_test(tm, test_flush_timer);
+	tcase_add_test(tm, test_batched_buffers_in_order);
+	tcase_add_test(tm, test_small_pool_buffers_in_order);
+	tcase_add_test(tm, test_prealloc_invisible);
 	tcase_add_test(tm, test_fork_child_crash);
 	tcase_add_test(tm, test_limits);
 	suite_add_tcase(s, tm);
