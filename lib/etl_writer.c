@@ -776,6 +776,23 @@ static int start_file(struct etl_writer *w)
 	return ETL_OK;
 }
 
+/* Patches the buffer counts (and the circular start buffer) into the
+ * header buffer and writes it at offset 0. */
+static int rewrite_header(struct etl_writer *w)
+{
+	uint64_t in_file = w->compressed ? w->wc_buffers_in_file
+	                 : (w->wrapped ? w->circ_slots : w->data_buffers);
+	uint32_t start = 1;
+	if (w->wrapped)
+		start = (uint32_t)(w->data_buffers % w->circ_slots) + 1;
+	patch_header(w, (uint32_t)(in_file + 1), start);
+	if (out_write(w, 0, w->hdrbuf, w->hdr_size) != 0) {
+		w->broken = 1;
+		return ETL_FATAL;
+	}
+	return ETL_OK;
+}
+
 /* Flushes what is pending, marks the last buffer, patches the header,
  * and commits the file. */
 static int finish_file(struct etl_writer *w, int last)
@@ -810,16 +827,8 @@ static int finish_file(struct etl_writer *w, int last)
 			rc = ETL_FAILED;
 		}
 	}
-	uint64_t in_file = w->compressed ? w->wc_buffers_in_file
-	                 : (w->wrapped ? w->circ_slots : w->data_buffers);
-	uint32_t start = 1;
-	if (w->wrapped)
-		start = (uint32_t)(w->data_buffers % w->circ_slots) + 1;
-	patch_header(w, (uint32_t)(in_file + 1), start);
-	if (out_write(w, 0, w->hdrbuf, w->hdr_size) != 0) {
-		w->broken = 1;
+	if (rewrite_header(w) != ETL_OK)
 		return ETL_FATAL;
-	}
 	if (etl__out_commit(&w->out) != 0) {
 		etl__werr(w, ETL_E_IO, "Cannot finish the output: error=\"%s\"", strerror(errno));
 		w->broken = 1;
@@ -848,7 +857,10 @@ static int open_common(struct etl_writer *w, const struct etl_writer_options *o,
 	return ETL_OK;
 }
 
-int etl_writer_open_file(etl_writer *w, const char *path, const struct etl_writer_options *o)
+/* Opens path for w: through a temporary renamed on close, or in place
+ * (the tracing runtime's files, readable after a crash). */
+static int open_path(etl_writer *w, const char *path, const struct etl_writer_options *o,
+                     int in_place)
 {
 	if (w->opened) {
 		etl__werr(w, ETL_E_MISUSE, "The writer is already open");
@@ -857,11 +869,20 @@ int etl_writer_open_file(etl_writer *w, const char *path, const struct etl_write
 	int rc = open_common(w, o, path);
 	if (rc != ETL_OK)
 		return rc;
-	if (etl__out_open_path(&w->out, path) != 0) {
+	if ((in_place ? etl__out_open_path_inplace(&w->out, path)
+	              : etl__out_open_path(&w->out, path)) != 0) {
 		etl__werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", path,
 		          strerror(errno));
 		return ETL_FATAL;
 	}
+	return ETL_OK;
+}
+
+int etl_writer_open_file(etl_writer *w, const char *path, const struct etl_writer_options *o)
+{
+	int rc = open_path(w, path, o, 0);
+	if (rc != ETL_OK)
+		return rc;
 	w->opened = 1;
 	return start_file(w);
 }
@@ -869,18 +890,9 @@ int etl_writer_open_file(etl_writer *w, const char *path, const struct etl_write
 int etl__writer_open_inplace(etl_writer *w, const char *path, const struct etl_writer_options *o,
                              int name_base)
 {
-	if (w->opened) {
-		etl__werr(w, ETL_E_MISUSE, "The writer is already open");
-		return ETL_FAILED;
-	}
-	int rc = open_common(w, o, path);
+	int rc = open_path(w, path, o, 1);
 	if (rc != ETL_OK)
 		return rc;
-	if (etl__out_open_path_inplace(&w->out, path) != 0) {
-		etl__werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", path,
-		          strerror(errno));
-		return ETL_FATAL;
-	}
 	w->out.prealloc_cap = prealloc_cap(w);
 	w->in_place = 1;
 	w->name_base = name_base;
@@ -902,17 +914,7 @@ int etl__writer_sync(etl_writer *w)
 		w->broken = 1;
 		return ETL_FATAL;
 	}
-	uint64_t in_file = w->compressed ? w->wc_buffers_in_file
-	                 : (w->wrapped ? w->circ_slots : w->data_buffers);
-	uint32_t start = 1;
-	if (w->wrapped)
-		start = (uint32_t)(w->data_buffers % w->circ_slots) + 1;
-	patch_header(w, (uint32_t)(in_file + 1), start);
-	if (out_write(w, 0, w->hdrbuf, w->hdr_size) != 0) {
-		w->broken = 1;
-		return ETL_FATAL;
-	}
-	return ETL_OK;
+	return rewrite_header(w);
 }
 
 void etl__writer_set_clock(etl_writer *w, int64_t perf_freq, int64_t boot_time)

@@ -211,6 +211,39 @@ static struct etl_guid guid_n(uint32_t n)
 	return g;
 }
 
+/* The start of most tests: a fresh temporary directory, provider prov
+ * registered under guid_n(n) (in *g), and *sp set to the defaults with
+ * file in that directory. */
+static void setup_case(etl_provider *prov, struct etl_guid *g, uint32_t n,
+                       struct etl_session_props *sp, const char *file)
+{
+	mkdir_tmp();
+	*g = guid_n(n);
+	ck_assert_int_eq(etl_provider_register(prov, g, NULL, NULL), ETL_OK);
+	etl_session_props_init(sp);
+	sp->file_name = path_in(file);
+}
+
+/* ... and its end. */
+static void teardown_case(etl_session *s, etl_provider *prov)
+{
+	etl_session_free(s);
+	etl_provider_unregister(prov);
+	rm_tmp();
+}
+
+/* A session writing file with 4 KiB buffers, one allocated at start and
+ * at most max_buffers, no flush timer: the pool runs dry quickly. */
+static void tiny_pool_props(struct etl_session_props *sp, const char *file, uint32_t max_buffers)
+{
+	etl_session_props_init(sp);
+	sp->file_name = file;
+	sp->buffer_size = 4096;
+	sp->min_buffers = 1;
+	sp->max_buffers = max_buffers;
+	sp->flush_timer_ms = 0;
+}
+
 static etl_session *start(const char *name, struct etl_session_props *sp)
 {
 	etl_session *s = etl_session_new();
@@ -288,13 +321,10 @@ END_TEST
  * is still the last is returned (the next reservation reuses the space). */
 START_TEST(test_abandon_hole_and_give_back)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(19);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("hole.etl");
+	setup_case(&prov, &g, 19, &sp, "hole.etl");
 	sp.flush_timer_ms = 0;
 	etl_session *s = start("Holes", &sp);
 	struct tev t = { 0, 5, 0, 7, &g };
@@ -336,21 +366,16 @@ START_TEST(test_abandon_hole_and_give_back)
 	ck_assert(got_has(&got, KEY(5, 2)));
 	ck_assert(got_has(&got, KEY(5, 3)));
 	got_free(&got);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
 START_TEST(test_round_trip_threads)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(1);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("rt.etl");
+	setup_case(&prov, &g, 1, &sp, "rt.etl");
 	sp.blocking = 1;
 	etl_session *s = start("RoundTrip", &sp);
 	enable_all(s, &g);
@@ -384,21 +409,16 @@ START_TEST(test_round_trip_threads)
 	ck_assert_int_ge(got.lf.perf_freq, 10000000);
 	ck_assert_uint_eq(got.lf.header_ptr_size, 8);
 	got_free(&got);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
 START_TEST(test_logfile_names)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(2);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("names.etl");
+	setup_case(&prov, &g, 2, &sp, "names.etl");
 	sp.independent = 1;
 	sp.clock_type = ETL_CLOCK_SYSTEMTIME;
 	etl_session *s = start("NamesSession", &sp);
@@ -428,9 +448,7 @@ START_TEST(test_logfile_names)
 	}
 	ck_assert_int_eq(n, 10);
 	etl_reader_free(r);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
@@ -523,13 +541,10 @@ static void *qpc_writer(void *arg)
  * each thread's timestamps never go back. */
 static void qpc_case(void)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(19);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("qpc.etl");
+	setup_case(&prov, &g, 19, &sp, "qpc.etl");
 	sp.blocking = 1;
 	ck_assert_uint_eq(sp.clock_type, ETL_CLOCK_QPC);
 	etl_session *s = start("Qpc", &sp);
@@ -582,9 +597,7 @@ static void qpc_case(void)
 			ck_assert_msg(raw[t][i] >= raw[t][i - 1], "thread %u: event %u at %lld after %lld",
 			              t, i, (long long)raw[t][i], (long long)raw[t][i - 1]);
 	etl_reader_free(r);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 
 START_TEST(test_qpc_utc)
@@ -613,12 +626,7 @@ START_TEST(test_blocking_tiny_pool)
 	static etl_provider prov;
 	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("blk.etl");
-	sp.buffer_size = 4096;
-	sp.min_buffers = 1;
-	sp.max_buffers = 2;
-	sp.flush_timer_ms = 0;
+	tiny_pool_props(&sp, path_in("blk.etl"), 2);
 	sp.blocking = 1;
 	etl_session *s = start("Blocking", &sp);
 	enable_all(s, &g);
@@ -640,9 +648,7 @@ START_TEST(test_blocking_tiny_pool)
 	ck_assert_uint_eq(got.n, (size_t)T * M);
 	got_sort_unique(&got);
 	got_free(&got);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
@@ -653,12 +659,7 @@ START_TEST(test_nonblocking_accounting)
 	static etl_provider prov;
 	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("nb.etl");
-	sp.buffer_size = 4096;
-	sp.min_buffers = 1;
-	sp.max_buffers = 2;
-	sp.flush_timer_ms = 0;
+	tiny_pool_props(&sp, path_in("nb.etl"), 2);
 	etl_session *s = start("NonBlocking", &sp);
 	enable_all(s, &g);
 	enum { T = 3, M = 20000 };
@@ -682,9 +683,7 @@ START_TEST(test_nonblocking_accounting)
 	ck_assert_uint_eq(got.lf.events_lost, st.events_lost);
 	got_sort_unique(&got);
 	got_free(&got);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
@@ -875,13 +874,10 @@ END_TEST
 
 START_TEST(test_toggle_while_writing)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(7);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("tog1.etl");
+	setup_case(&prov, &g, 7, &sp, "tog1.etl");
 	sp.buffer_size = 8192;
 	sp.max_buffers = 64;
 	sp.flush_timer_ms = 5;
@@ -1002,13 +998,10 @@ static uint64_t write_n(etl_provider *p, const struct etl_guid *g, uint64_t from
 
 START_TEST(test_circular_wrap)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(9);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("circ.etl");
+	setup_case(&prov, &g, 9, &sp, "circ.etl");
 	sp.file_mode = ETL_FILE_CIRCULAR;
 	sp.max_file_size_mb = 1;
 	sp.blocking = 1;
@@ -1031,21 +1024,16 @@ START_TEST(test_circular_wrap)
 	ck_assert(got_has(&got, KEY(0, N - 1)));
 	ck_assert(!got_has(&got, KEY(0, 0)));
 	got_free(&got);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
 START_TEST(test_newfile_rotation)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(10);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("nf_%d.etl");
+	setup_case(&prov, &g, 10, &sp, "nf_%d.etl");
 	sp.file_mode = ETL_FILE_NEWFILE;
 	sp.max_file_size_mb = 1;
 	sp.blocking = 1;
@@ -1073,21 +1061,16 @@ START_TEST(test_newfile_rotation)
 	ck_assert_uint_eq(st.events_written, N);
 	got_sort_unique(&got);
 	got_free(&got);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
 START_TEST(test_sequential_limit)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(11);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("seqlim.etl");
+	setup_case(&prov, &g, 11, &sp, "seqlim.etl");
 	sp.max_file_size_mb = 1;
 	sp.blocking = 1;
 	etl_session *s = start("SeqLimit", &sp);
@@ -1109,21 +1092,16 @@ START_TEST(test_sequential_limit)
 	ck_assert_uint_eq(got.n, st.events_written);
 	ck_assert_uint_eq(got.lf.events_lost, st.events_lost);
 	got_free(&got);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
 static void buffering_case(int compressed)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(12);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("ring.etl");
+	setup_case(&prov, &g, 12, &sp, "ring.etl");
 	sp.file_mode = ETL_FILE_BUFFERING;
 	sp.buffer_size = 4096;
 	sp.min_buffers = 2;
@@ -1155,9 +1133,7 @@ static void buffering_case(int compressed)
 	got_sort_unique(&got);
 	ck_assert(got_has(&got, KEY(0, N + 9)));
 	got_free(&got);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 
 START_TEST(test_buffering_flush)
@@ -1221,13 +1197,10 @@ END_TEST
 
 START_TEST(test_compressed)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(14);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("comp.etl");
+	setup_case(&prov, &g, 14, &sp, "comp.etl");
 	sp.compressed = 1;
 	sp.blocking = 1;
 	etl_session *s = start("Compressed", &sp);
@@ -1252,21 +1225,16 @@ START_TEST(test_compressed)
 	struct stat stt;
 	ck_assert_int_eq(stat(sp.file_name, &stt), 0);
 	ck_assert_int_lt(stt.st_size, (off_t)T * M * 0x70 / 2);    /* it did compress */
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
 START_TEST(test_flush_timer)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(15);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("timer.etl");
+	setup_case(&prov, &g, 15, &sp, "timer.etl");
 	sp.flush_timer_ms = 50;
 	etl_session *s = start("Timer", &sp);
 	enable_all(s, &g);
@@ -1286,9 +1254,7 @@ START_TEST(test_flush_timer)
 	ck_assert_uint_eq(st.events_written, 10);
 	ck_assert_uint_ge(st.buffers_written, 1);
 	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
@@ -1355,9 +1321,7 @@ static void batched_case(uint32_t max_buffers)
 	}
 	ck_assert_uint_eq(next, M);
 	etl_reader_free(r);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 
 START_TEST(test_batched_buffers_in_order)
@@ -1378,13 +1342,10 @@ END_TEST
  * left allocated past its end. */
 START_TEST(test_prealloc_invisible)
 {
-	mkdir_tmp();
-	struct etl_guid g = guid_n(21);
 	static etl_provider prov;
-	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
+	struct etl_guid g;
 	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = path_in("prealloc.etl");
+	setup_case(&prov, &g, 21, &sp, "prealloc.etl");
 	sp.buffer_size = 4096;
 	sp.flush_timer_ms = 0;
 	sp.blocking = 1;
@@ -1409,9 +1370,7 @@ START_TEST(test_prealloc_invisible)
 	ck_assert_int_eq(stat(sp.file_name, &sb), 0);
 	/* Blocks of 512 bytes; a step would be 4 MiB. */
 	ck_assert_uint_le((uint64_t)sb.st_blocks * 512, (uint64_t)sb.st_size + 65536);
-	etl_session_free(s);
-	etl_provider_unregister(&prov);
-	rm_tmp();
+	teardown_case(s, &prov);
 }
 END_TEST
 
