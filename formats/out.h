@@ -33,6 +33,7 @@
 #include <string.h>
 #include "../lib/etl_decode.h"
 #include "../lib/etl_output.h"
+#include "../lib/etl_fmt.h"
 
 /* ---- growable byte buffer -------------------------------------------- */
 
@@ -59,7 +60,11 @@ int etl__ob_grow(struct etl_outbuf *b, size_t n);
  * event, and the room is nearly always there already. */
 static inline char *etl__ob_room(struct etl_outbuf *b, size_t n)
 {
-	if (__builtin_expect(b->oom || n > b->cap - b->len, 0) && etl__ob_grow(b, n) != 0)
+	/* oom is not tested here: etl__ob_grow() leaves no room (cap = len)
+	 * when it sets it, so the next append comes back to it. Where oom is
+	 * set directly, appends may go on into the room there is, harmlessly:
+	 * etl__output_flush() drops the text. */
+	if (__builtin_expect(n > b->cap - b->len, 0) && etl__ob_grow(b, n) != 0)
 		return NULL;
 	return b->p + b->len;
 }
@@ -169,6 +174,12 @@ struct etl_out_rec {
 	int has_instance;          /* INSTANCE headers: the three below          */
 	uint32_t instance_id, parent_instance_id;
 	struct etl_guid parent_guid;
+
+	/* Non-zero when every name above and every property name is a
+	 * decoder's stable text (etl__dec_names_trusted()): a module may then
+	 * take a name pointer it remembered under this same value, with its
+	 * text, as still having that text, without comparing it. */
+	uint64_t names_gen;
 };
 
 /* ---- the handle ---------------------------------------------------------- */
@@ -244,7 +255,47 @@ void etl__out_guid(struct etl_outbuf *b, const struct etl_guid *g);
  * lower-case digits, at most ETL_OUT_HEX_INT_MAX bytes) at o; returns its
  * length, or 0 (nothing written) when p is not such an integer. */
 #define ETL_OUT_HEX_INT_MAX 18
-size_t etl__out_hex_int(char *o, const struct etl_prop *p);
+
+/* Bytes of an integer of in-type in_type (1, 2, 4, else 8). */
+static inline unsigned etl__out_in_type_bytes(unsigned in_type)
+{
+	switch (in_type) {
+	case ETL_IN_INT8: case ETL_IN_UINT8: return 1;
+	case ETL_IN_INT16: case ETL_IN_UINT16: return 2;
+	case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_HEXINT32: case ETL_IN_BOOLEAN:
+		return 4;
+	default: return 8;
+	}
+}
+
+/* Whether an integer property is shown in hex (see etl__out_value()). */
+static inline int etl__out_is_hex_type(const struct etl_prop *p)
+{
+	switch (p->out_type) {
+	case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
+	case ETL_OUT_ERRORCODE: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+	case ETL_OUT_CODE_POINTER:
+		return 1;
+	default:
+		break;
+	}
+	return p->in_type == ETL_IN_HEXINT32 || p->in_type == ETL_IN_HEXINT64 ||
+	       p->in_type == ETL_IN_POINTER;
+}
+
+/* Inline: the hex integers are most of some events' values. */
+static inline size_t etl__out_hex_int(char *o, const struct etl_prop *p)
+{
+	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || !etl__out_is_hex_type(p))
+		return 0;
+	uint64_t u = p->v.u;
+	unsigned w = etl__out_in_type_bytes(p->in_type);
+	if (w < 8)                              /* two's complement of the width */
+		u &= ((uint64_t)1 << (8 * w)) - 1;
+	o[0] = '0';
+	o[1] = 'x';
+	return 2 + etl__fmt_hex64(o + 2, u);
+}
 
 /* Whether the text etl__out_value() writes for p may need escaping: only
  * strings and characters (8/16-bit integers with a String out type) can
@@ -262,6 +313,18 @@ void etl__out_clean(struct etl_outbuf *b, const char *s, size_t n, int keep_tlc)
 /* Appends s (n bytes; s NULL -> null) as a JSON string literal: " \ and
  * controls escaped, invalid UTF-8 bytes as \ufffd. */
 void etl__out_json_string(struct etl_outbuf *b, const char *s, size_t n);
+
+/* An object key: "," when comma, then s (n bytes, not NULL) as
+ * etl__out_json_string() writes it, then ":". */
+void etl__out_json_key(struct etl_outbuf *b, const char *s, size_t n, int comma);
+
+/* etl__out_json_string() choosing the loop: simd 0 forces the portable
+ * one, so tests can compare it with the SSE2 one (x86-64; see
+ * etl__out_json_simd()). Same output either way. */
+void etl__out_json_string_ex(struct etl_outbuf *b, const char *s, size_t n, int simd);
+
+/* 1 when etl__out_json_string() has a SIMD (SSE2) loop in this build. */
+int etl__out_json_simd(void);
 
 /* Writes at o (room for 6 bytes) the escape etl__out_json_string() uses
  * for ASCII byte c when c is a control, '"' or '\\' (\" \\ \n \r \t

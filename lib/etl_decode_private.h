@@ -38,7 +38,17 @@
  * be exceeded or memory runs out (*oom set to 1 in that case). Indices stay
  * valid; pointers from etl__dec_prop() only until the next reserve. */
 uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom);
-struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx);
+
+/* The first member of struct etl_decoder (etl_decoder.c): the property
+ * array, so that etl__dec_prop() is inline (a pointer to a struct, converted,
+ * points to its first member). */
+struct etl_dec_head {
+	struct etl_prop *props;
+};
+static inline struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx)
+{
+	return &((struct etl_dec_head *)(void *)d)->props[idx];
+}
 
 /* etl__dec_reserve() without initialising the properties: the caller
  * assigns each of them whole (for arrays of thousands of elements, where
@@ -63,6 +73,10 @@ struct etl_decoded *etl__dec_result(etl_decoder *d);
 int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* etl__dec_fail(d, ETL_E_UNSUPPORTED, "no schema for this event:
+ * provider=GUID[ (name)], id=N, version=N") for ev, the same text. */
+int etl__dec_fail_noschema(etl_decoder *d, const struct etl_event *ev);
+
 /* ---- schema cache ---------------------------------------------------- */
 
 /* A cached schema: the per-source decoder owns what it points to and frees
@@ -86,6 +100,27 @@ void *etl__dec_cache_find(etl_decoder *d, uint64_t hash, const void *key, size_t
  * returns ETL_FATAL; ETL_OK otherwise. */
 int etl__dec_cache_add(etl_decoder *d, uint64_t hash, const void *key, size_t key_len,
                        void *data, void (*free_fn)(void *), size_t cost);
+
+/* ---- names remembered by pointer (formats/out_json.c) ------------------ */
+
+/* A source decoder calls this when every name of its result (provider,
+ * event, task, opcode, level, channel and keywords names, property names)
+ * lives in schema memory or static storage, not in per-event storage
+ * (etl__dec_alloc()): such text stays unchanged until the decoder's
+ * schemas are freed. */
+void etl__dec_set_names_stable(etl_decoder *d);
+
+/* Non-zero when dec is this thread's last successful etl_decoder_decode()
+ * result and its names are stable: then the value is the current schema
+ * generation, and a name pointer seen (with its text) under the same
+ * generation still has that text. 0 otherwise (compare the text). */
+uint64_t etl__dec_names_trusted(const struct etl_decoded *dec);
+
+/* The manifest set (lib/etl_manifest.c) found in the cache, remembered so
+ * that it is not looked up per event; cleared when the cache is flushed
+ * (which frees the set). */
+void *etl__dec_mf_set(const etl_decoder *d);
+void etl__dec_set_mf_set(etl_decoder *d, void *set);
 
 /* A scratch buffer of at least n bytes owned by the decoder (for building
  * cache keys); valid until the next call. NULL on out-of-memory. */
@@ -124,6 +159,11 @@ size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out);
 /* Offset of the first UTF-16 NUL (two zero bytes at an even offset) in the
  * n bytes at p, or n rounded down to even when there is none. */
 size_t etl__utf16_nul(const uint8_t *p, size_t n);
+/* The two above choosing the loop: simd 0 forces the portable one (for
+ * tests; etl__utf16_simd() tells whether there is an SSE2 one). */
+size_t etl__utf16_to_utf8_buf_ex(const uint8_t *p, size_t n, char *out, int simd);
+size_t etl__utf16_nul_ex(const uint8_t *p, size_t n, int simd);
+int etl__utf16_simd(void);
 /* Converts n bytes of UTF-16LE (odd last byte ignored) to a NUL-terminated
  * UTF-8 string in decoder storage (etl__dec_alloc()), in one pass; *len
  * gets its length. NULL on out-of-memory. */

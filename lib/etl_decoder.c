@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
 #include "etl_decode_private.h"
+#include "etl_fmt.h"
 
 /* Per-source decoders, tried in order (decoding.md §1). Manifest, MOF and
  * WPP decoders are added here. */
@@ -57,9 +60,11 @@ struct cache_entry {
 };
 
 struct etl_decoder {
+	/* First, for etl__dec_prop() (inline, etl_decode_private.h). */
+	struct etl_dec_head head;
+
 	struct etl_decoded res;
 
-	struct etl_prop *props;
 	uint32_t n_props, cap_props;
 
 	struct arena_chunk *chunks;     /* all chunks, in allocation order   */
@@ -77,7 +82,33 @@ struct etl_decoder {
 	size_t scratch_cap;
 
 	uint64_t parses;
+
+	void *mf_set;                   /* the manifest set in the cache, or NULL */
+	int names_stable;               /* set by the source decoder (see
+	                                   etl__dec_set_names_stable())         */
 };
+
+/* Generation of schema memory, for etl__dec_names_trusted(): bumped before
+ * any decoder frees schemas (cache flush, etl_decoder_free()), so that text
+ * remembered by pointer under one generation is known not to have been
+ * freed (and its memory reused) while the generation stays the same. */
+static _Atomic uint64_t names_gen = 1;
+
+/* The result of this thread's last etl_decoder_decode() whose names are
+ * stable, or NULL. */
+static _Thread_local const struct etl_decoded *trusted_res;
+
+void etl__dec_set_names_stable(etl_decoder *d)
+{
+	d->names_stable = 1;
+}
+
+uint64_t etl__dec_names_trusted(const struct etl_decoded *dec)
+{
+	if (!dec || dec != trusted_res)
+		return 0;
+	return atomic_load(&names_gen);
+}
 
 etl_decoder *etl_decoder_new(void)
 {
@@ -95,6 +126,9 @@ etl_decoder *etl_decoder_new(void)
 
 static void cache_flush(etl_decoder *d)
 {
+	atomic_fetch_add(&names_gen, 1);
+	if (trusted_res == &d->res)
+		trusted_res = NULL;
 	for (size_t i = 0; i < d->n_buckets; i++) {
 		struct cache_entry *e = d->buckets[i];
 		while (e) {
@@ -109,6 +143,17 @@ static void cache_flush(etl_decoder *d)
 	}
 	d->n_entries = 0;
 	d->cache_bytes = 0;
+	d->mf_set = NULL;
+}
+
+void *etl__dec_mf_set(const etl_decoder *d)
+{
+	return d->mf_set;
+}
+
+void etl__dec_set_mf_set(etl_decoder *d, void *set)
+{
+	d->mf_set = set;
 }
 
 void etl_decoder_free(etl_decoder *d)
@@ -117,7 +162,7 @@ void etl_decoder_free(etl_decoder *d)
 		return;
 	cache_flush(d);
 	free(d->buckets);
-	free(d->props);
+	free(d->head.props);
 	struct arena_chunk *c = d->chunks;
 	while (c) {
 		struct arena_chunk *next = c->next;
@@ -157,12 +202,12 @@ static uint32_t reserve_room(etl_decoder *d, uint32_t n, int *oom)
 			cap *= 2;
 		if (cap > ETL_DEC_MAX_PROPS)
 			cap = ETL_DEC_MAX_PROPS;
-		struct etl_prop *p = realloc(d->props, cap * sizeof *p);
+		struct etl_prop *p = realloc(d->head.props, cap * sizeof *p);
 		if (!p) {
 			*oom = 1;
 			return UINT32_MAX;
 		}
-		d->props = p;
+		d->head.props = p;
 		d->cap_props = (uint32_t)cap;
 	}
 	d->n_props += n;
@@ -174,11 +219,11 @@ uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom)
 	uint32_t first = reserve_room(d, n, oom);
 	if (first == UINT32_MAX)
 		return first;
-	for (uint32_t i = 0; i < n; i++) {
-		struct etl_prop *p = &d->props[first + i];
-		memset(p, 0, sizeof *p);
-		p->parent = ETL_PROP_NO_PARENT;
-	}
+	struct etl_prop *p = &d->head.props[first];
+	if (n)
+		memset(p, 0, n * sizeof *p);
+	for (uint32_t i = 0; i < n; i++)
+		p[i].parent = ETL_PROP_NO_PARENT;
 	return first;
 }
 
@@ -187,10 +232,6 @@ uint32_t etl__dec_reserve_raw(etl_decoder *d, uint32_t n, int *oom)
 	return reserve_room(d, n, oom);
 }
 
-struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx)
-{
-	return &d->props[idx];
-}
 
 char *etl__dec_alloc(etl_decoder *d, size_t n)
 {
@@ -254,6 +295,43 @@ int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
 	d->res.error = d->err;
 	d->res.status = errcode == ETL_E_NOMEM ? ETL_FATAL : ETL_FAILED;
 	return d->res.status;
+}
+
+/* Appends n bytes of s to d->err at *at as vsnprintf() would, keeping room
+ * for the NUL (text past the buffer is dropped). */
+static void err_put(etl_decoder *d, size_t *at, const char *s, size_t n)
+{
+	size_t room = sizeof d->err - 1 - *at;
+	if (n > room)
+		n = room;
+	memcpy(d->err + *at, s, n);
+	*at += n;
+}
+
+int etl__dec_fail_noschema(etl_decoder *d, const struct etl_event *ev)
+{
+	/* "no schema for this event: provider=%s%s%s%s, id=%u, version=%u"
+	 * without vsnprintf: a trace's undecoded events can be many. */
+	static const char head[] = "no schema for this event: provider=";
+	char g[ETL_GUID_STRLEN], num[24];
+	size_t at = 0;
+	etl_guid_format(&ev->provider, g);
+	err_put(d, &at, head, sizeof head - 1);
+	err_put(d, &at, g, strlen(g));
+	if (ev->provider_name) {
+		err_put(d, &at, " (", 2);
+		err_put(d, &at, ev->provider_name, strlen(ev->provider_name));
+		err_put(d, &at, ")", 1);
+	}
+	err_put(d, &at, ", id=", 5);
+	err_put(d, &at, num, etl__fmt_u64(num, ev->id));
+	err_put(d, &at, ", version=", 10);
+	err_put(d, &at, num, etl__fmt_u64(num, ev->version));
+	d->err[at] = 0;
+	d->res.errcode = ETL_E_UNSUPPORTED;
+	d->res.error = d->err;
+	d->res.status = ETL_FAILED;
+	return ETL_FAILED;
 }
 
 /* ---- schema cache ---------------------------------------------------- */
@@ -381,7 +459,19 @@ int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct 
 
 	if (!d || !out)
 		return ETL_FAILED;
-	memset(&d->res, 0, sizeof d->res);
+	trusted_res = NULL;
+	d->names_stable = 0;
+	{
+		/* memset(&d->res, 0, ...) as unrolled 16-byte stores, not the
+		 * "rep stosq" GCC makes of a fixed memset over 64 bytes. */
+		static const uint64_t zero[2];
+		unsigned char *p = (unsigned char *)&d->res;
+		_Static_assert(sizeof d->res >= 16, "struct etl_decoded is at least 16 bytes");
+#pragma GCC unroll 16
+		for (size_t i = 0; i + 16 <= sizeof d->res; i += 16)
+			memcpy(p + i, zero, 16);
+		memcpy(p + sizeof d->res - 16, zero, 16);
+	}
 	d->err[0] = 0;
 	d->n_props = 0;
 	arena_reset(d);
@@ -396,24 +486,18 @@ int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct 
 				break;
 			}
 		}
-		if (!matched) {
-			char g[ETL_GUID_STRLEN];
-			etl_guid_format(&ev->provider, g);
-			rc = etl__dec_fail(d, ETL_E_UNSUPPORTED,
-			                   "no schema for this event: provider=%s%s%s%s, id=%u, version=%u",
-			                   g, ev->provider_name ? " (" : "",
-			                   ev->provider_name ? ev->provider_name : "",
-			                   ev->provider_name ? ")" : "",
-			                   (unsigned)ev->id, (unsigned)ev->version);
-		}
+		if (!matched)
+			rc = etl__dec_fail_noschema(d, ev);
 	}
 
 	if (rc == ETL_OK) {
 		d->res.status = ETL_OK;
 		d->res.errcode = ETL_E_NONE;
 		d->res.error = NULL;
-		d->res.props = d->props;
+		d->res.props = d->head.props;
 		d->res.n_props = d->n_props;
+		if (d->names_stable)
+			trusted_res = &d->res;
 	} else {
 		if (d->res.status == ETL_OK) /* decoder forgot etl__dec_fail() */
 			etl__dec_fail(d, ETL_E_BAD_VALUE, "payload could not be decoded");

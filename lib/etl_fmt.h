@@ -31,11 +31,20 @@ size_t etl__fmt_u64(char *out, uint64_t v);
 /* printf("%lld", v) */
 size_t etl__fmt_i64(char *out, int64_t v);
 
-/* printf("%llx", v): lower-case hex, no prefix, no padding */
+/* printf("%llx", v): lower-case hex, no prefix, no padding. out must
+ * have room for ETL_FMT_HEX64_MAX bytes: the bytes after the digits may
+ * be overwritten (the digits are stored a word at a time). */
 size_t etl__fmt_hex64(char *out, uint64_t v);
 
-/* printf("%llX", v): upper-case hex, no prefix, no padding */
+/* printf("%llX", v): upper-case hex, no prefix, no padding; room as above */
 size_t etl__fmt_hex64_uc(char *out, uint64_t v);
+
+/* The same text by the portable byte-at-a-time loop (upper: "%llX"),
+ * writing only the digits; for tests of the word-at-a-time one. */
+size_t etl__fmt_hex64_portable(char *out, uint64_t v, int upper);
+
+/* f (< 10^7) as exactly seven decimal digits ("%07u"). */
+void etl__fmt_frac7(char *out, uint32_t f);
 
 /* etl_guid_format()'s text: exactly ETL_FMT_GUID_LEN bytes. */
 void etl__fmt_guid(char *out, const struct etl_guid *g);

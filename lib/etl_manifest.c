@@ -56,6 +56,13 @@
 #define MF_MAX_MESSAGE      65536u  /* rendered message bytes             */
 #define MF_MAX_MAP_TEXT     4096u
 
+/* etl_guid_equal() inline (a GUID is 16 bytes, no padding). */
+static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+_Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
+
 static const char MF_SET_KEY[] = "M\001manifest-set";
 
 /* ---- schema model ---------------------------------------------------- */
@@ -87,6 +94,9 @@ struct mf_field {
 	struct mf_ref count, length;
 	struct mf_field *members;
 	size_t n_members;
+	/* Integer fields read by the fast path of dec_fields() (set at load):
+	 * fast 1, the size (0: pointer-sized), the kind and signedness. */
+	uint8_t fast, fast_size, fast_kind, fast_signed;
 };
 
 struct mf_template {
@@ -111,6 +121,21 @@ struct mf_provider {
 	size_t n_channels;
 };
 
+/* A message parsed once (at load) for render_message(): pieces of literal
+ * text (%n %t %r %% ... already replaced) each followed by an insert. */
+struct mf_seg {
+	const char *lit;            /* literal text before the insert          */
+	uint32_t lit_len;
+	uint32_t insert;            /* property index + 1, or 0: none          */
+	const char *fmt;            /* !fmt! text (in the message), or NULL    */
+	uint32_t fl;                /* its length                              */
+};
+
+struct mf_msg {
+	struct mf_seg *seg;
+	size_t n_seg;
+};
+
 struct mf_event {
 	struct etl_guid guid;
 	uint16_t id;
@@ -119,6 +144,7 @@ struct mf_event {
 	const struct mf_provider *prov;
 	const char *symbol, *task, *opcode, *level, *channel, *keywords, *message;
 	const struct mf_template *tmpl;
+	const struct mf_msg *msg;   /* message parsed, or NULL (render as text) */
 };
 
 /* A remembered find_event() result (see find_event_memo()). */
@@ -130,7 +156,17 @@ struct mf_memo {
 	uint8_t used;
 	int prov_known;
 	const struct mf_event *e;
+	/* Names derived per event, kept in the pool: the keyword names for
+	 * the keyword mask kw (kw_set), the "Task/Opcode" event name. */
+	int kw_set;
+	uint64_t kw;
+	const char *kw_names;
+	const char *ev_name;
 };
+
+/* Pool strings the memo may make for names (bounded: beyond, the names are
+ * made per event in decoder storage). */
+#define MF_MEMO_NAMES_MAX 4096u
 
 struct mf_set {
 	void **pool;
@@ -142,6 +178,7 @@ struct mf_set {
 	 * a time): lookups by (provider, id, version), cleared whenever
 	 * events are added; the message buffer, kept from event to event. */
 	struct mf_memo memo[MF_MEMO_SIZE];
+	size_t memo_names;          /* pool strings made for the memo        */
 	char *msg;
 	size_t msg_cap;
 };
@@ -356,6 +393,38 @@ static int parse_ref(struct mf_load *L, xmlNodePtr n, const char *what, const ch
 	return 0;
 }
 
+/* The fast-path description of an integer field, as dec_value() would
+ * decode it (pointers shown as dates are left to dec_value()). */
+static void set_fast(struct mf_field *x)
+{
+	unsigned sz;
+	switch (x->in_type) {
+	case ETL_IN_INT8: case ETL_IN_UINT8: sz = 1; break;
+	case ETL_IN_INT16: case ETL_IN_UINT16: sz = 2; break;
+	case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_HEXINT32: case ETL_IN_BOOLEAN: sz = 4; break;
+	case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_HEXINT64: case ETL_IN_FILETIME: sz = 8; break;
+	case ETL_IN_POINTER:
+		if (x->out_type == ETL_OUT_DATETIME)
+			return;
+		sz = 0;
+		break;
+	default:
+		return;
+	}
+	x->fast = 1;
+	x->fast_size = (uint8_t)sz;
+	x->fast_signed = x->in_type == ETL_IN_INT8 || x->in_type == ETL_IN_INT16 ||
+	                 x->in_type == ETL_IN_INT32 || x->in_type == ETL_IN_INT64;
+	if (x->in_type == ETL_IN_BOOLEAN || x->out_type == ETL_OUT_BOOLEAN)
+		x->fast_kind = ETL_VAL_BOOL;
+	else if (x->in_type == ETL_IN_FILETIME || (sz == 8 && x->out_type == ETL_OUT_DATETIME))
+		x->fast_kind = ETL_VAL_FILETIME;
+	else if (x->fast_signed)
+		x->fast_kind = ETL_VAL_INT;
+	else
+		x->fast_kind = ETL_VAL_UINT;
+}
+
 static int parse_fields(struct mf_load *L, xmlNodePtr parent, unsigned depth,
                         const struct mf_field *top, size_t n_top,
                         struct mf_field **out, size_t *n_out)
@@ -425,6 +494,7 @@ static int parse_fields(struct mf_load *L, xmlNodePtr parent, unsigned depth,
 						x->out_type = out_types[k].v;
 			}
 			x->map_attr = attr(L, c, "map");
+			set_fast(x);
 		}
 		i++;
 	}
@@ -741,17 +811,102 @@ static int cmp_event(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Parses message msg of an event with n_top top-level fields into pieces,
+ * exactly as render_message_text() reads it: literal runs, %n %t %r as the
+ * control, %0 the end, a % at the end itself, % + another character that
+ * character; %N[!fmt!] an insert when 1 <= N <= n_top (else nothing).
+ * NULL when memory is short (the message is then rendered from text). */
+static const struct mf_msg *compile_message(struct mf_set *s, const char *msg, uint32_t n_top)
+{
+	size_t ml = strlen(msg), max_seg = 1;
+	for (const char *p = msg; *p; p++)
+		if (*p == '%')
+			max_seg++;
+	struct mf_msg *m = pool_alloc(s, sizeof *m);
+	struct mf_seg *seg = m ? pool_alloc(s, max_seg * sizeof *seg) : NULL;
+	char *text = seg ? pool_alloc(s, ml + 1) : NULL;    /* never longer */
+	if (!text)
+		return NULL;
+	size_t ns = 0, tl = 0, lit = 0;
+	for (const char *p = msg; *p;) {
+		if (*p != '%') {
+			const char *e = strchr(p, '%');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			memcpy(text + tl, p, n);
+			tl += n;
+			p += n;
+			continue;
+		}
+		p++;
+		if (*p >= '1' && *p <= '9') {
+			unsigned long k = 0;
+			while (*p >= '0' && *p <= '9' && k < 100000)
+				k = k * 10 + (unsigned long)(*p++ - '0');
+			const char *fmt = NULL;
+			size_t fl = 0;
+			if (*p == '!') {
+				const char *e = strchr(p + 1, '!');
+				if (e && e - p - 1 < 24) {
+					fmt = p + 1;
+					fl = (size_t)(e - p - 1);
+					p = e + 1;
+				}
+			}
+			if (k >= 1 && k <= n_top) {
+				seg[ns].lit = text + lit;
+				seg[ns].lit_len = (uint32_t)(tl - lit);
+				seg[ns].insert = (uint32_t)k;
+				seg[ns].fmt = fmt;
+				seg[ns].fl = (uint32_t)fl;
+				ns++;
+				lit = tl;
+			}
+			continue;
+		}
+		int end = 0;
+		switch (*p) {
+		case 'n': text[tl++] = '\n'; p++; break;
+		case 't': text[tl++] = '\t'; p++; break;
+		case 'r': text[tl++] = '\r'; p++; break;
+		case '0': end = 1; break;
+		case 0: text[tl++] = '%'; break;
+		default: text[tl++] = *p; p++; break;   /* %% %! %. and others */
+		}
+		if (end)
+			break;
+	}
+	if (tl > lit || ns == 0) {
+		seg[ns].lit = text + lit;
+		seg[ns].lit_len = (uint32_t)(tl - lit);
+		seg[ns].insert = 0;
+		seg[ns].fmt = NULL;
+		seg[ns].fl = 0;
+		ns++;
+	}
+	m->seg = seg;
+	m->n_seg = ns;
+	return m;
+}
+
 static struct mf_set *get_set(etl_decoder *d, int create)
 {
-	uint64_t h = etl__dec_hash(MF_SET_KEY, sizeof MF_SET_KEY, ETL_DEC_HASH_INIT);
-	struct mf_set *s = etl__dec_cache_find(d, h, MF_SET_KEY, sizeof MF_SET_KEY);
-	if (s || !create)
+	struct mf_set *s = etl__dec_mf_set(d);
+	if (s)
 		return s;
+	uint64_t h = etl__dec_hash(MF_SET_KEY, sizeof MF_SET_KEY, ETL_DEC_HASH_INIT);
+	s = etl__dec_cache_find(d, h, MF_SET_KEY, sizeof MF_SET_KEY);
+	if (s) {
+		etl__dec_set_mf_set(d, s);
+		return s;
+	}
+	if (!create)
+		return NULL;
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	if (etl__dec_cache_add(d, h, MF_SET_KEY, sizeof MF_SET_KEY, s, set_free, 0) != ETL_OK)
 		return NULL;
+	etl__dec_set_mf_set(d, s);
 	return s;
 }
 
@@ -814,6 +969,11 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParse
 	if (L.err) {
 		s->n_events = before;   /* the pool keeps what was parsed */
 		return L.oom ? ETL_FATAL : ETL_FAILED;
+	}
+	for (size_t i = before; i < s->n_events; i++) {
+		struct mf_event *e = s->events[i];
+		if (e->message)
+			e->msg = compile_message(s, e->message, e->tmpl ? (uint32_t)e->tmpl->n_fields : 0);
 	}
 	qsort(s->events, s->n_events, sizeof *s->events, cmp_event);
 	memset(s->memo, 0, sizeof s->memo);     /* lookups may now differ */
@@ -907,19 +1067,24 @@ static const struct mf_event *find_event(const struct mf_set *s, const struct et
 
 /* find_event() through the set's memo: the events of a trace are of few
  * kinds, and the binary search compares GUIDs at every step. */
-static const struct mf_event *find_event_memo(struct mf_set *s, const struct etl_event *ev, int *prov_known)
+static const struct mf_event *find_event_memo(struct mf_set *s, const struct etl_event *ev, int *prov_known,
+                                              struct mf_memo **memo)
 {
 	const struct etl_guid *g = &ev->provider;
 	uint32_t h = g->data1 ^ (uint32_t)g->data2 << 7 ^ (uint32_t)ev->id * 2654435761u ^ ev->version;
 	struct mf_memo *m = &s->memo[(h ^ h >> 16) % MF_MEMO_SIZE];
-	if (!(m->used && m->id == ev->id && m->version == ev->version && etl_guid_equal(&m->guid, g))) {
+	if (!(m->used && m->id == ev->id && m->version == ev->version && guid_eq(&m->guid, g))) {
 		m->e = find_event(s, ev, &m->prov_known);
 		m->guid = *g;
 		m->id = ev->id;
 		m->version = ev->version;
 		m->used = 1;
+		m->kw_set = 0;
+		m->kw_names = NULL;
+		m->ev_name = NULL;
 	}
 	*prov_known = m->prov_known;
+	*memo = m;
 	return m->e;
 }
 
@@ -1019,7 +1184,7 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 	*val = 0;
 
 	if (f->is_struct) {
-		uint32_t fc = f->n_members ? etl__dec_reserve(x->d, (uint32_t)f->n_members, &oom) : 0;
+		uint32_t fc = f->n_members ? etl__dec_reserve_raw(x->d, (uint32_t)f->n_members, &oom) : 0;
 		if (fc == UINT32_MAX)
 			return oom ? etl__dec_fail(x->d, ETL_E_NOMEM, "out of memory decoding \"%s\"", f->name)
 			           : etl__dec_fail(x->d, ETL_E_BAD_SIZE, "too many properties at \"%s\"", f->name);
@@ -1254,21 +1419,69 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 	return ETL_OK;
 }
 
+/* An integer field without a map (fi->fast), exactly as dec_value()
+ * decodes it, into props[idx]; *val gets the value. */
+static inline int dec_fast(struct mdec *x, const struct mf_field *fi, uint32_t idx, uint32_t parent,
+                           uint64_t *val)
+{
+	struct etl_cur *c = &x->c;
+	size_t off = c->pos;
+	unsigned sz = fi->fast_size ? fi->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+	if (c->err || sz > c->len - c->pos)
+		return fail_trunc(x, fi->name, off);
+	const uint8_t *q = c->p + off;
+	uint64_t u = sz == 1 ? q[0] : sz == 2 ? etl_le16(q) : sz == 4 ? etl_le32(q) : etl_le64(q);
+	c->pos += sz;
+	*val = u;
+	if (fi->fast_kind == ETL_VAL_BOOL)
+		u = u != 0;
+	else if (fi->fast_kind == ETL_VAL_INT)        /* sign-extended */
+		u = (uint64_t)(sz == 1 ? (int8_t)u : sz == 2 ? (int16_t)u : sz == 4 ? (int32_t)u : (int64_t)u);
+	/* UINT, FILETIME (v.i, the same bits): as it is. Every member is
+	 * stored, the rest of the value union zeroed. */
+	struct etl_prop *o = etl__dec_prop(x->d, idx);
+	o->name = fi->name;
+	o->kind = fi->fast_kind;
+	o->in_type = fi->in_type;
+	o->out_type = fi->out_type;
+	memset(&o->v, 0, sizeof o->v);
+	o->v.u = u;
+	o->map_name = NULL;
+	o->parent = parent;
+	o->first_child = 0;
+	o->n_children = 0;
+	o->payload_offset = (uint32_t)off;
+	return ETL_OK;
+}
+
 static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32_t first, uint32_t parent,
                       uint64_t *vals)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct mf_field *fi = &f[i];
+		uint32_t idx = first + (uint32_t)i;
+		int rc;
+		if (fi->fast && !fi->map && !fi->count.kind) {
+			/* An integer (a length= is of no use to it). */
+			rc = dec_fast(x, fi, idx, parent, &vals[i]);
+			if (rc != ETL_OK)
+				return rc;
+			continue;
+		}
 		uint64_t len = 0, cnt = 0;
 		int has_len = ref_value(&fi->length, vals, x->top_vals, &len);
 		int has_cnt = ref_value(&fi->count, vals, x->top_vals, &cnt);
-		uint32_t idx = first + (uint32_t)i;
-		int rc;
 		/* A struct with length= is as many bytes; decode its members
 		 * from a bounded sub-cursor. Not needed by known manifests:
 		 * the length of a struct is ignored. */
 		if (fi->is_struct)
 			has_len = 0;
+		if (!has_cnt && fi->fast && !fi->map) {
+			rc = dec_fast(x, fi, idx, parent, &vals[i]);
+			if (rc != ETL_OK)
+				return rc;
+			continue;
+		}
 		if (!has_cnt) {
 			rc = dec_value(x, fi, idx, parent, has_len, len, &vals[i]);
 			if (rc != ETL_OK)
@@ -1283,7 +1496,7 @@ static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32
 			return etl__dec_fail(x->d, ETL_E_BAD_SIZE, "array \"%s\" has %llu elements at offset %zu",
 			                     fi->name, (unsigned long long)cnt, x->c.pos);
 		int oom = 0;
-		uint32_t fc = cnt ? etl__dec_reserve(x->d, (uint32_t)cnt, &oom) : 0;
+		uint32_t fc = cnt ? etl__dec_reserve_raw(x->d, (uint32_t)cnt, &oom) : 0;
 		if (fc == UINT32_MAX)
 			return oom ? etl__dec_fail(x->d, ETL_E_NOMEM, "out of memory decoding \"%s\"", fi->name)
 			           : etl__dec_fail(x->d, ETL_E_BAD_SIZE, "too many properties at \"%s\"", fi->name);
@@ -1300,7 +1513,10 @@ static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32
 		vals[i] = 0;
 		for (uint64_t k = 0; k < cnt; k++) {
 			uint64_t dummy;
-			rc = dec_value(x, fi, fc + (uint32_t)k, idx, has_len, len, &dummy);
+			if (fi->fast && !fi->map)
+				rc = dec_fast(x, fi, fc + (uint32_t)k, idx, &dummy);
+			else
+				rc = dec_value(x, fi, fc + (uint32_t)k, idx, has_len, len, &dummy);
 			if (rc != ETL_OK)
 				return rc;
 		}
@@ -1334,6 +1550,26 @@ static void insert_text(struct etl_msgbuf *b, const struct etl_prop *p)
 {
 	char t[ETL_FMT_I64_MAX + 2];
 	size_t n;
+	/* Numbers straight into the buffer when there is room for the
+	 * longest (mb_add()'s checks, for the most bytes it could add). */
+	if (!p->map_name && (p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT || p->kind == ETL_VAL_FILETIME) &&
+	    !b->oom && sizeof t <= b->max - b->n && b->n + sizeof t + 1 <= b->cap) {
+		char *o = b->p + b->n;
+		if (p->kind != ETL_VAL_UINT) {
+			n = etl__fmt_i64(o, p->v.i);            /* "%lld" */
+		} else if ((p->out_type >= ETL_OUT_HEXINT8 && p->out_type <= ETL_OUT_HEXINT64) ||
+		           p->in_type == ETL_IN_POINTER || p->in_type == ETL_IN_HEXINT32 ||
+		           p->in_type == ETL_IN_HEXINT64) {
+			o[0] = '0';                             /* "0x%llX" */
+			o[1] = 'x';
+			n = 2 + etl__fmt_hex64_uc(o + 2, p->v.u);
+		} else {
+			n = etl__fmt_u64(o, p->v.u);            /* "%llu" */
+		}
+		b->n += n;
+		b->p[b->n] = 0;
+		return;
+	}
 	if (p->map_name) {
 		mb_add(b, p->map_name, strlen(p->map_name));
 		return;
@@ -1388,8 +1624,8 @@ static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char 
 	etl__msg_fmt_int(b, spec, k, conv, iv, (unsigned long long)iv, 256);
 }
 
-static int render_message(etl_decoder *d, struct mf_set *set, const char *msg, uint32_t n_top,
-                          const char **out)
+static int render_message_text(etl_decoder *d, struct mf_set *set, const char *msg, uint32_t n_top,
+                               const char **out)
 {
 	/* The set's buffer, grown by etl__msg_add() as needed and kept for the
 	 * next event (no allocation per event once it is large enough). */
@@ -1451,6 +1687,45 @@ static int render_message(etl_decoder *d, struct mf_set *set, const char *msg, u
 	return 1;
 }
 
+/* Renders the message of e from its parsed pieces, with no length cap;
+ * when the text exceeds MF_MAX_MESSAGE (where render_message_text() drops
+ * pieces) it is rendered again from the text, so the result is the same. */
+static int render_message(etl_decoder *d, struct mf_set *set, const struct mf_event *e, uint32_t n_top,
+                          const char **out)
+{
+	const struct mf_msg *m = e->msg;
+	if (!m)
+		return render_message_text(d, set, e->message, n_top, out);
+	struct etl_msgbuf b = { set->msg, 0, set->msg_cap, SIZE_MAX / 4, 0 };
+	*out = NULL;
+	for (size_t i = 0; i < m->n_seg && !b.oom; i++) {
+		const struct mf_seg *g = &m->seg[i];
+		if (g->lit_len)
+			mb_add(&b, g->lit, g->lit_len);
+		if (g->insert) {
+			const struct etl_prop *p = etl__dec_prop(d, g->insert - 1);
+			if (g->fmt)
+				prop_fmt(&b, p, g->fmt, g->fl);
+			else
+				insert_text(&b, p);
+		}
+	}
+	set->msg = b.p;
+	set->msg_cap = b.cap;
+	if (b.oom)
+		return 0;
+	if (b.n > MF_MAX_MESSAGE)
+		return render_message_text(d, set, e->message, n_top, out);
+	char *r = etl__dec_alloc(d, b.n + 1);
+	if (!r)
+		return 0;
+	if (b.n)
+		memcpy(r, b.p, b.n);
+	r[b.n] = 0;
+	*out = r;
+	return 1;
+}
+
 /* ---- the per-source decoder ------------------------------------------ */
 
 int etl__mf_match(const struct etl_event *ev)
@@ -1460,7 +1735,7 @@ int etl__mf_match(const struct etl_event *ev)
 	struct etl_ext_iter it;
 	struct etl_ext_item item;
 	etl_ext_iter_init(&it, ev);
-	while (etl_ext_iter_next(&it, &item) == ETL_OK)
+	while (ev->ext_count && etl_ext_iter_next(&it, &item) == ETL_OK)
 		if (item.ext_type == ETL_EXT_EVENT_SCHEMA_TL)
 			return 0;
 	return 1;
@@ -1534,52 +1809,71 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 	const struct mf_event *e = NULL;
 	int prov_known = 0;
 
+	struct mf_memo *memo = NULL;
 	if (s)
-		e = find_event_memo(s, ev, &prov_known);
-	if (!e) {
-		char g[ETL_GUID_STRLEN];
-		etl_guid_format(&ev->provider, g);
-		return etl__dec_fail(d, ETL_E_UNSUPPORTED,
-		                     "no schema for this event: provider=%s%s%s%s, id=%u, version=%u",
-		                     g, ev->provider_name ? " (" : "",
-		                     ev->provider_name ? ev->provider_name : "",
-		                     ev->provider_name ? ")" : "",
-		                     (unsigned)ev->id, (unsigned)ev->version);
-	}
+		e = find_event_memo(s, ev, &prov_known, &memo);
+	if (!e)
+		return etl__dec_fail_noschema(d, ev);
 	res->source = ETL_DECODE_MANIFEST;
 	res->provider_name = e->prov->name;
 	res->task_name = e->task;
 	res->opcode_name = e->opcode;
 	res->level_name = level_name(e);
 	res->channel_name = e->channel;
+	int arena_names = 0;            /* a name in per-event storage */
 	if (e->symbol) {
 		res->event_name = e->symbol;
 	} else if (e->task && e->opcode) {
-		size_t n = strlen(e->task) + strlen(e->opcode) + 2;
-		char *t = etl__dec_alloc(d, n);
-		if (!t)
-			return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
-		snprintf(t, n, "%s/%s", e->task, e->opcode);
-		res->event_name = t;
+		if (memo->ev_name) {
+			res->event_name = memo->ev_name;
+		} else {
+			size_t n = strlen(e->task) + strlen(e->opcode) + 2;
+			int keep = s->memo_names < MF_MEMO_NAMES_MAX;
+			char *t = keep ? pool_alloc(s, n) : etl__dec_alloc(d, n);
+			if (!t)
+				return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
+			snprintf(t, n, "%s/%s", e->task, e->opcode);
+			res->event_name = t;
+			if (keep) {
+				s->memo_names++;
+				memo->ev_name = t;
+			} else {
+				arena_names = 1;
+			}
+		}
 	} else {
 		res->event_name = e->task;
 	}
-	/* Keyword names from the event's keyword mask: in one pass into a
+	/* Keyword names from the event's keyword mask (the memo's when the
+	 * mask is the last one of this kind of event): in one pass into a
 	 * local buffer, or measured first when they do not fit. */
-	char kbuf[512];
-	size_t kn = keyword_names(e->prov, ev->keyword, kbuf, sizeof kbuf);
-	if (kn) {
-		char *t = etl__dec_alloc(d, kn + 1);
-		if (!t)
-			return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
-		if (kn <= sizeof kbuf)
-			memcpy(t, kbuf, kn);
-		else
-			keyword_names(e->prov, ev->keyword, t, kn);
-		t[kn] = 0;
-		res->keywords_name = t;
+	if (memo->kw_set && memo->kw == ev->keyword) {
+		res->keywords_name = memo->kw_names ? memo->kw_names : e->keywords;
 	} else {
-		res->keywords_name = e->keywords;
+		char kbuf[512];
+		size_t kn = keyword_names(e->prov, ev->keyword, kbuf, sizeof kbuf);
+		int keep = s->memo_names < MF_MEMO_NAMES_MAX;
+		if (kn) {
+			char *t = keep ? pool_alloc(s, kn + 1) : etl__dec_alloc(d, kn + 1);
+			if (!t)
+				return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
+			if (kn <= sizeof kbuf)
+				memcpy(t, kbuf, kn);
+			else
+				keyword_names(e->prov, ev->keyword, t, kn);
+			t[kn] = 0;
+			res->keywords_name = t;
+			if (keep)
+				s->memo_names++;
+			else
+				arena_names = 1;
+			memo->kw_names = keep ? t : NULL;
+		} else {
+			res->keywords_name = e->keywords;
+			memo->kw_names = NULL;
+		}
+		memo->kw_set = keep || !kn;
+		memo->kw = ev->keyword;
 	}
 
 	struct mdec x;
@@ -1591,7 +1885,7 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 	if (e->tmpl && e->tmpl->n_fields) {
 		int oom = 0;
 		n_top = (uint32_t)e->tmpl->n_fields;
-		uint32_t first = etl__dec_reserve(d, n_top, &oom);
+		uint32_t first = etl__dec_reserve_raw(d, n_top, &oom);
 		if (first == UINT32_MAX)
 			return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE, "cannot reserve %u properties", n_top);
 		/* Field values for count= / length= references: on the stack
@@ -1614,7 +1908,11 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 		if (rc != ETL_OK)
 			return rc;
 	}
-	if (e->message && !render_message(d, s, e->message, n_top, &res->message))
+	if (e->message && !render_message(d, s, e, n_top, &res->message))
 		return etl__dec_fail(d, ETL_E_NOMEM, "out of memory rendering the message");
+	/* Names from the set's pool (kept until the set is freed): the
+	 * provider, task, opcode, level, channel, keyword and field names. */
+	if (!arena_names)
+		etl__dec_set_names_stable(d);
 	return ETL_OK;
 }

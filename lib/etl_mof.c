@@ -43,6 +43,13 @@
 #include "etl_cur.h"
 #include "../formats/mof.h"
 
+/* etl_guid_equal() inline (a GUID is 16 bytes, no padding). */
+static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+_Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
+
 static int kind_ok(int kind)
 {
 	switch (kind) {
@@ -111,7 +118,7 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 	uint32_t h = (g->data1 ^ g->data2 ^ (uint32_t)ev->opcode * 31u ^ (uint32_t)ev->version * 131u);
 	struct mof_memo *m = &mof_memo[(h ^ h >> 7) % MOF_MEMO_SIZE];
 	const char *name;
-	if (!(m->used && m->opcode == ev->opcode && m->version == ev->version && etl_guid_equal(&m->guid, g))) {
+	if (!(m->used && m->opcode == ev->opcode && m->version == ev->version && guid_eq(&m->guid, g))) {
 		m->c = mof_scan(ev, &name);
 		m->opname = name;
 		m->guid = *g;
@@ -141,6 +148,12 @@ struct mof_walk {
 	uint32_t next_child;            /* next free property for array items */
 	uint32_t n_items;               /* dry: array elements counted        */
 	int implausible;                /* dry: control characters in text    */
+	/* One pass (wet, without a dry pass first): the array of the rest
+	 * of the payload reserves its elements (after the ExtraData slot,
+	 * which it reserves too when a partial pointer is left). */
+	int onepass;
+	const char *opname;
+	uint32_t extra_slot;            /* 1 when ExtraData was reserved      */
 };
 
 static int fail_short(struct mof_walk *w, const struct mof_field *f, size_t need)
@@ -268,6 +281,68 @@ static int read_sid(struct mof_walk *w, const struct mof_field *f, const uint8_t
 	return ETL_OK;
 }
 
+/* The fixed-size integer kinds as walk_field() decodes them: size (0:
+ * pointer-sized), value kind, in-type, out-type (PTR: by pointer size). */
+struct mof_int_kind {
+	uint8_t size, kind, is_signed;
+	uint16_t in_type, out_type;
+};
+static const struct mof_int_kind mof_ints[] = {
+	[MOF_U8] = { 1, ETL_VAL_UINT, 0, ETL_IN_UINT8, 0 },
+	[MOF_I8] = { 1, ETL_VAL_INT, 1, ETL_IN_INT8, 0 },
+	[MOF_U16] = { 2, ETL_VAL_UINT, 0, ETL_IN_UINT16, 0 },
+	[MOF_I16] = { 2, ETL_VAL_INT, 1, ETL_IN_INT16, 0 },
+	[MOF_U32] = { 4, ETL_VAL_UINT, 0, ETL_IN_UINT32, 0 },
+	[MOF_I32] = { 4, ETL_VAL_INT, 1, ETL_IN_INT32, 0 },
+	[MOF_U64] = { 8, ETL_VAL_UINT, 0, ETL_IN_UINT64, 0 },
+	[MOF_I64] = { 8, ETL_VAL_INT, 1, ETL_IN_INT64, 0 },
+	[MOF_HEX8] = { 1, ETL_VAL_UINT, 0, ETL_IN_UINT8, ETL_OUT_HEXINT8 },
+	[MOF_HEX16] = { 2, ETL_VAL_UINT, 0, ETL_IN_UINT16, ETL_OUT_HEXINT16 },
+	[MOF_HEX32] = { 4, ETL_VAL_UINT, 0, ETL_IN_HEXINT32, ETL_OUT_HEXINT32 },
+	[MOF_HEX64] = { 8, ETL_VAL_UINT, 0, ETL_IN_HEXINT64, ETL_OUT_HEXINT64 },
+	[MOF_PTR] = { 0, ETL_VAL_UINT, 0, ETL_IN_POINTER, 0 },
+	[MOF_SIZET] = { 0, ETL_VAL_UINT, 0, 0, 0 },
+	[MOF_FILETIME] = { 8, ETL_VAL_FILETIME, 1, ETL_IN_FILETIME, 0 },
+};
+
+/* walk_field() for the fixed-size integer kinds when storing: the same
+ * property (every member stored, the rest of the value zeroed), the same
+ * failure. */
+static inline int walk_int(struct mof_walk *w, const struct mof_field *f, uint32_t idx)
+{
+	const struct mof_int_kind *k = &mof_ints[f->kind];
+	struct etl_cur *c = &w->cur;
+	unsigned P = w->ptr;
+	size_t need = k->size ? k->size : P;
+	if (need > etl_cur_left(c) || c->err)
+		return fail_short(w, f, need);
+	const uint8_t *q = etl_cur_ptr(c);
+	uint64_t u = need == 1 ? q[0] : need == 2 ? etl_le16(q) : need == 4 ? etl_le32(q) : etl_le64(q);
+	if (k->is_signed && need < 8)
+		u = (uint64_t)(need == 1 ? (int8_t)u : need == 2 ? (int16_t)u : (int32_t)u);
+	uint16_t in = k->in_type, out = k->out_type;
+	if (f->kind == MOF_PTR)
+		out = P == 4 ? ETL_OUT_HEXINT32 : ETL_OUT_HEXINT64;
+	else if (f->kind == MOF_SIZET)
+		in = P == 4 ? ETL_IN_UINT32 : ETL_IN_UINT64;
+	if (f->out)
+		out = f->out;
+	struct etl_prop *o = etl__dec_prop(w->d, idx);
+	o->name = f->name;
+	o->kind = k->kind;
+	o->in_type = in;
+	o->out_type = out;
+	memset(&o->v, 0, sizeof o->v);
+	o->v.u = u;
+	o->map_name = NULL;
+	o->parent = ETL_PROP_NO_PARENT;
+	o->first_child = 0;
+	o->n_children = 0;
+	o->payload_offset = (uint32_t)c->pos;
+	c->pos += need;
+	return ETL_OK;
+}
+
 static int walk_field(struct mof_walk *w, const struct mof_field *f, uint32_t idx)
 {
 	struct etl_cur *c = &w->cur;
@@ -380,15 +455,34 @@ static int walk_field(struct mof_walk *w, const struct mof_field *f, uint32_t id
 			etl_cur_skip(c, n * P);
 			break;
 		}
+		if (w->onepass) {
+			uint32_t slot = etl_cur_left(c) - n * P ? 1u : 0u;
+			int oom = 0;
+			if ((uint64_t)w->c->n_fields + slot + n > ETL_DEC_MAX_PROPS)
+				return etl__dec_fail(w->d, ETL_E_BAD_SIZE, "%s/%s: more than %u properties",
+				                     w->c->name, w->opname, ETL_DEC_MAX_PROPS);
+			uint32_t first = slot ? etl__dec_reserve(w->d, slot + (uint32_t)n, &oom)
+			                      : etl__dec_reserve_raw(w->d, (uint32_t)n, &oom);
+			if (first == UINT32_MAX)
+				return etl__dec_fail(w->d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE,
+				                     "%s/%s: too many properties", w->c->name, w->opname);
+			w->extra_slot = slot;
+			w->next_child = first + slot;
+		}
 		pv.first_child = w->next_child;
 		pv.n_children = (uint32_t)n;
 		for (size_t k = 0; k < n; k++) {
+			/* every member stored: the elements need no zeroing */
 			struct etl_prop *e = etl__dec_prop(w->d, w->next_child++);
 			e->name = f->name;
 			e->kind = ETL_VAL_UINT;
 			e->in_type = pv.in_type;
 			e->out_type = pv.out_type;
+			memset(&e->v, 0, sizeof e->v);
+			e->map_name = NULL;
 			e->parent = idx;
+			e->first_child = 0;
+			e->n_children = 0;
 			e->payload_offset = (uint32_t)c->pos;
 			e->v.u = etl_cur_ptrval(c, P);
 		}
@@ -410,7 +504,12 @@ static int walk(struct mof_walk *w, const struct etl_event *ev)
 {
 	etl_cur_init(&w->cur, ev->payload, ev->payload ? ev->payload_size : 0);
 	for (uint16_t i = 0; i < w->c->n_fields; i++) {
-		int rc = walk_field(w, &w->c->fields[i], w->base + i);
+		const struct mof_field *f = &w->c->fields[i];
+		int rc;
+		if (w->store && f->kind < sizeof mof_ints / sizeof mof_ints[0] && mof_ints[f->kind].kind)
+			rc = walk_int(w, f, w->base + i);
+		else
+			rc = walk_field(w, f, w->base + i);
 		if (rc != ETL_OK)
 			return rc;
 	}
@@ -433,6 +532,68 @@ static int measure(const struct mof_class *c, const struct etl_event *ev, unsign
 	return ETL_OK;
 }
 
+/* Whether the rest-of-payload array, if the class has one, is its last
+ * field (what decode_onepass() needs). */
+static int rest_last(const struct mof_class *c)
+{
+	for (uint16_t i = 0; i + 1 < c->n_fields; i++)
+		if (c->fields[i].kind == MOF_PTR_REST)
+			return 0;
+	return 1;
+}
+
+static void set_extra(etl_decoder *d, uint32_t idx, const struct etl_cur *cur)
+{
+	struct etl_prop *pr = etl__dec_prop(d, idx);
+	pr->name = "ExtraData";
+	pr->kind = ETL_VAL_BINARY;
+	pr->in_type = ETL_IN_BINARY;
+	pr->out_type = ETL_OUT_HEXBINARY;
+	pr->payload_offset = (uint32_t)cur->pos;
+	pr->v.bin.p = etl_cur_ptr(cur);
+	pr->v.bin.len = etl_cur_left(cur);
+}
+
+/* The same properties as the dry-then-wet passes of etl__mof_decode(), in
+ * one pass: the top-level fields, ExtraData for the bytes left, then the
+ * elements of the rest-of-payload array; the same failures. */
+static int decode_onepass(etl_decoder *d, const struct etl_event *ev, const struct mof_class *c,
+                          const char *opname, unsigned ptr)
+{
+	int oom = 0;
+	/* Not zeroed: the wet walk stores every top-level property whole. */
+	uint32_t base = etl__dec_reserve_raw(d, c->n_fields, &oom);
+	if (base == UINT32_MAX)
+		return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE,
+		                     "%s/%s: too many properties", c->name, opname);
+	struct mof_walk w;
+	memset(&w, 0, sizeof w);
+	w.d = d;
+	w.c = c;
+	w.ptr = ptr;
+	w.store = 1;
+	w.onepass = 1;
+	w.opname = opname;
+	w.base = base;
+	int rc = walk(&w, ev);
+	if (rc != ETL_OK)
+		return rc;
+	if (w.extra_slot) {                     /* reserved by the array */
+		set_extra(d, base + c->n_fields, &w.cur);
+	} else if (etl_cur_left(&w.cur)) {
+		if ((uint64_t)c->n_fields + 1 > ETL_DEC_MAX_PROPS)
+			return etl__dec_fail(d, ETL_E_BAD_SIZE, "%s/%s: more than %u properties",
+			                     c->name, opname, ETL_DEC_MAX_PROPS);
+		uint32_t idx = etl__dec_reserve(d, 1, &oom);
+		if (idx == UINT32_MAX)
+			return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE,
+			                     "%s/%s: too many properties", c->name, opname);
+		set_extra(d, idx, &w.cur);
+	}
+	etl__dec_set_names_stable(d);           /* names from the static tables */
+	return ETL_OK;
+}
+
 int etl__mof_decode(etl_decoder *d, const struct etl_event *ev)
 {
 	struct etl_decoded *res = etl__dec_result(d);
@@ -449,6 +610,12 @@ int etl__mof_decode(etl_decoder *d, const struct etl_event *ev)
 	res->provider_name = c->name;
 	res->event_name = opname;
 	res->opcode_name = opname;
+
+	/* Records of the kernel logger: one pass, no dry one (the pointer
+	 * size is the record's). */
+	if (!(ev->kind == ETL_HDR_FULL_HEADER32 || ev->kind == ETL_HDR_FULL_HEADER64 ||
+	      ev->kind == ETL_HDR_INSTANCE32 || ev->kind == ETL_HDR_INSTANCE64) && rest_last(c))
+		return decode_onepass(d, ev, c, opname, ptr);
 
 	int ok = measure(c, ev, ptr, &extra, &items, &impl) == ETL_OK;
 	if ((ev->kind == ETL_HDR_FULL_HEADER32 || ev->kind == ETL_HDR_FULL_HEADER64 ||
@@ -500,5 +667,6 @@ int etl__mof_decode(etl_decoder *d, const struct etl_event *ev)
 		pr->v.bin.p = etl_cur_ptr(&w.cur);
 		pr->v.bin.len = extra;
 	}
+	etl__dec_set_names_stable(d);           /* names from the static tables */
 	return ETL_OK;
 }

@@ -14,8 +14,9 @@
  * scratch; uncompressed ones borrow the mapped file) plus the index.
  *
  * Protocol with etl_reader_next(): the event handed out is the look-ahead
- * of the stream just popped; that stream is advanced only at the next call,
- * so the event stays valid until then.
+ * of the stream at the top of the heap, which stays there; that stream is
+ * advanced (and sifted down) only at the next call, so the event stays
+ * valid until then.
  */
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
@@ -103,6 +104,7 @@ int etl__order_build(struct etl_reader *r)
 		}
 	}
 	r->n_streams = n;
+	r->top_out = 0;
 	/* Prime in reverse so stream 0 (the header buffer's) is advanced first. */
 	for (size_t i = 0; i < n; i++)
 		r->adv[i] = n - 1 - i;
@@ -122,6 +124,7 @@ void etl__order_free(struct etl_reader *r)
 	r->heap = r->adv = NULL;
 	r->index = NULL;
 	r->n_streams = r->n_heap = r->n_adv = r->n_index = 0;
+	r->top_out = 0;
 }
 
 /* Heap order: smaller timestamp first; the lower stream index breaks ties
@@ -166,6 +169,26 @@ static size_t heap_pop(struct etl_reader *r)
 	if (n)
 		r->heap[i] = last;
 	return top;
+}
+
+/* The top stream's key changed (a stream's next key is mostly larger):
+ * moves it down to its place; a smaller one, below its children, stays. */
+static void heap_sift_top(struct etl_reader *r)
+{
+	size_t s = r->heap[0];
+	size_t i = 0, n = r->n_heap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && before(r, r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!before(r, r->heap[c], s))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	r->heap[i] = s;
 }
 
 /* Decodes the stream's next event into s->ev, loading its next buffer when
@@ -222,11 +245,30 @@ int etl__order_next(struct etl_reader *r, const struct etl_event **ev)
 				heap_push(r, si);
 			continue;
 		}
+		if (r->top_out) {
+			/* The stream whose event went out stays at the top of the
+			 * heap until now: advanced, it is sifted down (mostly a
+			 * step or two: streams run in long stretches), or leaves
+			 * the heap at its end. The same order as popping it and
+			 * pushing it back, the order being total. */
+			struct etl_stream *s = &r->streams[r->heap[0]];
+			int rc = advance(r, s);
+			if (rc == ETL_FATAL)
+				return ETL_FATAL;
+			if (rc == ETL_FAILED)
+				continue;   /* reported next turn; the stream goes on */
+			r->top_out = 0;
+			if (rc == ETL_OK)
+				heap_sift_top(r);
+			else
+				(void)heap_pop(r);
+			continue;
+		}
 		if (r->n_heap == 0)
 			return ETL_END;
-		size_t si = heap_pop(r);
+		size_t si = r->heap[0];
 		struct etl_stream *s = &r->streams[si];
-		r->adv[r->n_adv++] = si;
+		r->top_out = 1;
 		r->stats.records++;
 		r->cur_buf = &s->bv.info;
 		*ev = &s->ev;

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "etl_private.h"
+#include "etl_decode_private.h"
 #include "etl_output.h"
 #include "etl_fmt.h"
 #include "../formats/out.h"
@@ -52,12 +53,15 @@ static const struct etl_guid eventtrace_guid = {
 
 int etl__ob_grow(struct etl_outbuf *b, size_t n)
 {
-	if (b->oom)
+	if (b->oom) {
+		b->cap = b->len;        /* no room: appends keep coming here */
 		return -1;
+	}
 	if (n <= b->cap - b->len)
 		return 0;
 	if (n > ETL_OUTBUF_MAX - b->len) {
 		b->oom = 1;
+		b->cap = b->len;
 		return -1;
 	}
 	size_t cap = b->cap ? b->cap : 4096;
@@ -66,6 +70,7 @@ int etl__ob_grow(struct etl_outbuf *b, size_t n)
 	char *p = realloc(b->p, cap);
 	if (!p) {
 		b->oom = 1;
+		b->cap = b->len;
 		return -1;
 	}
 	b->p = p;
@@ -423,16 +428,98 @@ size_t etl__out_json_escape_ascii(char *o, unsigned char c)
 	return 6;
 }
 
-/* etl__out_json_string() for n <= JSON_DIRECT_MAX: into room reserved for
- * the worst case, copying eight bytes at a time on little-endian hosts
- * (each word is stored whole and kept as far as its bytes are plain, so 8
- * bytes of slack are reserved too). */
-static void json_string_direct(struct etl_outbuf *b, const unsigned char *p, size_t n)
+/* The escape of the byte that is not plain at p[0] (n bytes left) written
+ * at o: a valid UTF-8 sequence as it is, another byte from 0x80 as \ufffd,
+ * an ASCII byte by etl__out_json_escape_ascii(). *used gets the input bytes
+ * consumed; returns the output bytes written (at most 6). */
+static inline size_t json_escape_at(char *o, const unsigned char *p, size_t n, size_t *used)
 {
-	char *o = etl__ob_room(b, 6 * n + 2 + 8);
-	if (!o)
-		return;
-	*o++ = '"';
+	unsigned char c = p[0];
+	*used = 1;
+	if (c < 0x80) {
+		if (c == '\n') {               /* the common one: message lines */
+			o[0] = '\\';
+			o[1] = 'n';
+			return 2;
+		}
+		return etl__out_json_escape_ascii(o, c);
+	}
+	size_t len = etl__utf8_len(p, n);
+	if (len) {                              /* valid UTF-8: as it is */
+		memcpy(o, p, len);
+		*used = len;
+		return len;
+	}
+	memcpy(o, "\\ufffd", 6);
+	return 6;
+}
+
+#if defined(__SSE2__) && !defined(ETL_NO_SSE2)
+#include <emmintrin.h>
+#define JSON_SSE2 1
+
+/* Bit i set for each byte i of x that is not plain: a signed compare with
+ * 0x20 catches the controls and every byte from 0x80 (negative), then " and \. */
+static inline unsigned json_bad16(__m128i x)
+{
+	__m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+	                           _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+	                                        _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+	return (unsigned)_mm_movemask_epi8(bad);
+}
+
+/* SSE2 form of the loop of json_string_direct(): 16 bytes per step, each
+ * block stored whole (16 bytes of slack are reserved) and kept as far as
+ * its bytes are plain; the last partial block goes through a zeroed
+ * 16-byte copy whose bytes past the end are masked off. Returns the new
+ * output position. */
+static char *json_escape_sse2(char *o, const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t left = n - i;
+		__m128i x;
+		unsigned m;
+		if (left >= 16) {
+			x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			m = json_bad16(x);
+		} else {
+			unsigned char t[16] = { 0 };
+			memcpy(t, p + i, left);
+			x = _mm_loadu_si128((const __m128i *)(const void *)t);
+			m = json_bad16(x) & ((1u << left) - 1);
+		}
+		_mm_storeu_si128((__m128i *)(void *)o, x);
+		if (!m) {
+			size_t k = left < 16 ? left : 16;
+			i += k;
+			o += k;
+			continue;
+		}
+		size_t k = (size_t)__builtin_ctz(m);    /* plain bytes before */
+		i += k;
+		o += k;
+		size_t used;
+		o += json_escape_at(o, p + i, n - i, &used);
+		i += used;
+	}
+	return o;
+}
+#else
+#define JSON_SSE2 0
+#endif
+
+int etl__out_json_simd(void)
+{
+	return JSON_SSE2;
+}
+
+/* The portable loop of json_string_direct() (also the reference the SSE2
+ * one is tested against): eight bytes at a time on little-endian hosts
+ * (each word is stored whole and kept as far as its bytes are plain, so 8
+ * bytes of slack are reserved too). Returns the new output position. */
+static char *json_escape_scalar(char *o, const unsigned char *p, size_t n)
+{
 	size_t i = 0;
 	while (i < n) {
 		if (JSON_SWAR_LE && n - i >= 8) {
@@ -452,23 +539,71 @@ static void json_string_direct(struct etl_outbuf *b, const unsigned char *p, siz
 			*o++ = (char)p[i++];
 			continue;
 		}
-		unsigned char c = p[i];                    /* not plain */
-		size_t len = c >= 0x80 ? etl__utf8_len(p + i, n - i) : 0;
-		if (len) {                      /* valid UTF-8: as it is */
-			memcpy(o, p + i, len);
-			o += len;
-			i += len;
-		} else if (c >= 0x80) {
-			memcpy(o, "\\ufffd", 6);
-			o += 6;
-			i++;
-		} else {
-			o += etl__out_json_escape_ascii(o, c);
-			i++;
-		}
+		size_t used;
+		o += json_escape_at(o, p + i, n - i, &used);
+		i += used;
 	}
+	return o;
+}
+
+/* etl__out_json_string() for n <= JSON_DIRECT_MAX: into room reserved for
+ * the worst case (6 output bytes per input byte, plus 16 bytes of slack
+ * for the block stores). simd 0 forces the portable loop (tests). */
+static void json_string_direct(struct etl_outbuf *b, const unsigned char *p, size_t n, int simd)
+{
+	char *o = etl__ob_room(b, 6 * n + 2 + 16);
+	if (!o)
+		return;
+	*o++ = '"';
+#if JSON_SSE2
+	if (simd)
+		o = json_escape_sse2(o, p, n);
+	else
+		o = json_escape_scalar(o, p, n);
+#else
+	(void)simd;
+	o = json_escape_scalar(o, p, n);
+#endif
 	*o++ = '"';
 	b->len = (size_t)(o - b->p);
+}
+
+void etl__out_json_key(struct etl_outbuf *b, const char *s, size_t n, int comma)
+{
+	if (n > JSON_DIRECT_MAX) {
+		if (comma)
+			etl__ob_putc(b, ',');
+		etl__out_json_string(b, s, n);
+		etl__ob_putc(b, ':');
+		return;
+	}
+	char *o = etl__ob_room(b, 6 * n + 4 + 16);
+	if (!o)
+		return;
+	*o = ',';
+	o += comma != 0;
+	*o++ = '"';
+#if JSON_SSE2
+	o = json_escape_sse2(o, (const unsigned char *)s, n);
+#else
+	o = json_escape_scalar(o, (const unsigned char *)s, n);
+#endif
+	*o++ = '"';
+	*o++ = ':';
+	b->len = (size_t)(o - b->p);
+}
+
+void etl__out_json_string_ex(struct etl_outbuf *b, const char *s, size_t n, int simd)
+{
+	if (!s) {
+		ETL_OB_LIT(b, "null");
+		return;
+	}
+	if (n <= JSON_DIRECT_MAX) {
+		json_string_direct(b, (const unsigned char *)s, n, simd);
+		return;
+	}
+	etl__out_json_string(b, s, n);
 }
 
 /* The same text as etl_json_escape(s, n, 0, ...) into b, but runs of plain
@@ -481,7 +616,7 @@ void etl__out_json_string(struct etl_outbuf *b, const char *s, size_t n)
 	}
 	const unsigned char *p = (const unsigned char *)s;
 	if (n <= JSON_DIRECT_MAX) {
-		json_string_direct(b, p, n);
+		json_string_direct(b, p, n, 1);
 		return;
 	}
 	size_t i = 0;
@@ -580,7 +715,22 @@ void etl__out_hex(struct etl_outbuf *b, const uint8_t *p, size_t n)
 	if (n == 0 || n > (ETL_OUTBUF_MAX / 2) || etl__ob_grow(b, 2 * n) != 0)
 		return;
 	char *o = b->p + b->len;
-	for (size_t i = 0; i < n; i++) {
+	size_t i = 0;
+#if JSON_SSE2
+	/* Eight bytes to sixteen digits per step: the nibbles interleaved,
+	 * high first, then '0' + n, plus 7 from 'A' on. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		__m128i x = _mm_cvtsi64_si128((long long)w);
+		const __m128i m0f = _mm_set1_epi8(0x0F);
+		__m128i nib = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), m0f), _mm_and_si128(x, m0f));
+		__m128i letters = _mm_and_si128(_mm_cmpgt_epi8(nib, _mm_set1_epi8(9)), _mm_set1_epi8(7));
+		nib = _mm_add_epi8(_mm_add_epi8(nib, _mm_set1_epi8('0')), letters);
+		_mm_storeu_si128((__m128i *)(void *)(o + 2 * i), nib);
+	}
+#endif
+	for (; i < n; i++) {
 		o[2 * i] = hexdig_uc[p[i] >> 4];
 		o[2 * i + 1] = hexdig_uc[p[i] & 15];
 	}
@@ -600,30 +750,8 @@ void etl__out_guid(struct etl_outbuf *b, const struct etl_guid *g)
 
 /* ---- values --------------------------------------------------------- */
 
-static unsigned in_type_bytes(unsigned in_type)
-{
-	switch (in_type) {
-	case ETL_IN_INT8: case ETL_IN_UINT8: return 1;
-	case ETL_IN_INT16: case ETL_IN_UINT16: return 2;
-	case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_HEXINT32: case ETL_IN_BOOLEAN:
-		return 4;
-	default: return 8;
-	}
-}
-
-static int is_hex_type(const struct etl_prop *p)
-{
-	switch (p->out_type) {
-	case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-	case ETL_OUT_ERRORCODE: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
-	case ETL_OUT_CODE_POINTER:
-		return 1;
-	default:
-		break;
-	}
-	return p->in_type == ETL_IN_HEXINT32 || p->in_type == ETL_IN_HEXINT64 ||
-	       p->in_type == ETL_IN_POINTER;
-}
+#define in_type_bytes etl__out_in_type_bytes
+#define is_hex_type etl__out_is_hex_type
 
 static void put_float(struct etl_outbuf *b, double v, int single)
 {
@@ -826,19 +954,6 @@ int etl__out_value(struct etl_outbuf *b, const struct etl_prop *p)
 	return ETL_OUTV_STRING;
 }
 
-size_t etl__out_hex_int(char *o, const struct etl_prop *p)
-{
-	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || !is_hex_type(p))
-		return 0;
-	uint64_t u = p->v.u;
-	unsigned w = in_type_bytes(p->in_type);
-	if (w < 8)                              /* two's complement of the width */
-		u &= ((uint64_t)1 << (8 * w)) - 1;
-	o[0] = '0';
-	o[1] = 'x';
-	return 2 + etl__fmt_hex64(o + 2, u);
-}
-
 int etl__out_value_needs_escape(const struct etl_prop *p)
 {
 	return p->kind == ETL_VAL_STRING ||
@@ -975,6 +1090,20 @@ static int matches_lf(const struct etl_output *o, const struct etl_event *ev)
 
 /* ---- building a record ---------------------------------------------- */
 
+/* memset(r, 0, sizeof *r) for every event: unrolled 16-byte stores rather
+ * than the "rep stosq" GCC makes of a fixed memset this large (as
+ * zero_event() in etl_buffer.c). */
+static inline void zero_rec(struct etl_out_rec *r)
+{
+	static const uint64_t zero[2];
+	unsigned char *p = (unsigned char *)r;
+	_Static_assert(sizeof *r >= 16, "struct etl_out_rec is at least 16 bytes");
+#pragma GCC unroll 64
+	for (size_t i = 0; i + 16 <= sizeof *r; i += 16)
+		memcpy(p + i, zero, 16);
+	memcpy(p + sizeof *r - 16, zero, 16);
+}
+
 static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
                               const struct etl_event *ev, const struct etl_decoded *dec)
 {
@@ -1036,7 +1165,7 @@ static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
 	struct etl_ext_iter it;
 	struct etl_ext_item item;
 	etl_ext_iter_init(&it, ev);
-	while (etl_ext_iter_next(&it, &item) == ETL_OK) {
+	while (ev->ext_count && etl_ext_iter_next(&it, &item) == ETL_OK) {
 		struct etl_ext_typed t;
 		if (etl_ext_item_decode(&item, &t) != ETL_OK)
 			continue;
@@ -1263,13 +1392,17 @@ int etl_output_event(etl_output *o, const struct etl_event *ev, const struct etl
 		return write_other_logfile(o, ev);
 
 	struct etl_out_rec r;
-	memset(&r, 0, sizeof r);
+	zero_rec(&r);
 	system_from_event(o, &r, ev, dec);
 	rendering_from(&r, dec);
 	if (dec && dec->status == ETL_OK) {
 		r.has_data = 1;
 		r.props = dec->props;
 		r.n_props = dec->props ? dec->n_props : 0;
+		/* The names: the decoder's (the provider's too, not the
+		 * event's own), and ETL_KERNEL_MOF_PROVIDER. */
+		if (r.provider_name == dec->provider_name)
+			r.names_gen = etl__dec_names_trusted(dec);
 	} else {
 		r.has_error = 1;
 		r.error_code = dec ? dec->errcode : ETL_E_UNSUPPORTED;

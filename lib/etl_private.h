@@ -163,6 +163,8 @@ struct etl_reader {
 	size_t n_heap;
 	size_t *adv;              /* streams waiting to be advanced           */
 	size_t n_adv;
+	int top_out;              /* the heap's top stream handed out its event:
+	                             advance it, then sift it down, next call */
 	int indexed;
 
 	const struct etl_buffer_info *cur_buf;

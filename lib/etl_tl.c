@@ -159,11 +159,43 @@ size_t etl__utf16_utf8_len(const uint8_t *p, size_t n)
 #define TL_LE 0
 #endif
 
+#if defined(__SSE2__) && !defined(ETL_NO_SSE2)
+#include <emmintrin.h>
+#define TL_SSE2 1
+#else
+#define TL_SSE2 0
+#endif
+
+int etl__utf16_simd(void)
+{
+	return TL_SSE2;
+}
+
 size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out)
+{
+	return etl__utf16_to_utf8_buf_ex(p, n, out, 1);
+}
+
+size_t etl__utf16_to_utf8_buf_ex(const uint8_t *p, size_t n, char *out, int simd)
 {
 	size_t o = 0, i = 0;
 	n &= ~(size_t)1;
+	(void)simd;
 	while (i < n) {
+#if TL_SSE2
+		/* Eight code units at a time while all are ASCII: their low
+		 * bytes packed into eight output bytes. */
+		if (simd && n - i >= 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			__m128i hi = _mm_and_si128(x, _mm_set1_epi16((short)0xFF80));
+			if (_mm_movemask_epi8(_mm_cmpeq_epi16(hi, _mm_setzero_si128())) == 0xFFFF) {
+				_mm_storel_epi64((__m128i *)(void *)(out + o), _mm_packus_epi16(x, x));
+				o += 8;
+				i += 16;
+				continue;
+			}
+		}
+#endif
 		if (TL_LE && n - i >= 8) {
 			/* Four code units as one little-endian word: all ASCII when
 			 * no bit above the low 7 is set in any 16-bit lane; their low
@@ -194,7 +226,22 @@ size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out)
 
 size_t etl__utf16_nul(const uint8_t *p, size_t n)
 {
+	return etl__utf16_nul_ex(p, n, 1);
+}
+
+size_t etl__utf16_nul_ex(const uint8_t *p, size_t n, int simd)
+{
 	size_t i = 0;
+	(void)simd;
+#if TL_SSE2
+	/* Eight code units per step: the first zero 16-bit lane. */
+	for (; simd && i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(x, _mm_setzero_si128()));
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#endif
 	/* Four code units per step while none is zero. A 16-bit lane is zero
 	 * exactly when both its bytes are, whatever the host's byte order. */
 	for (; i + 8 <= n; i += 8) {

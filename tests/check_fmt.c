@@ -68,6 +68,24 @@ static void check_hex(uint64_t v)
 	snprintf(want, sizeof want, "%" PRIX64, v);
 	ck_assert_str_eq(got, want);
 	ck_assert_uint_le(n, ETL_FMT_HEX64_MAX);
+	/* the portable loop gives the same text, and writes only the digits */
+	for (int upper = 0; upper <= 1; upper++) {
+		char port[ETL_FMT_HEX64_MAX + 2];
+		memset(port, '#', sizeof port);
+		n = etl__fmt_hex64_portable(port, v, upper);
+		ck_assert_uint_le(n, ETL_FMT_HEX64_MAX);
+		ck_assert_int_eq(port[n], '#');
+		port[n] = 0;
+		snprintf(want, sizeof want, upper ? "%" PRIX64 : "%" PRIx64, v);
+		ck_assert_str_eq(port, want);
+	}
+	/* seven-digit fractions */
+	char frac[8], fwant[16];
+	uint32_t f = (uint32_t)(v % 10000000u);
+	etl__fmt_frac7(frac, f);
+	frac[7] = 0;
+	snprintf(fwant, sizeof fwant, "%07u", (unsigned)f);
+	ck_assert_str_eq(frac, fwant);
 }
 
 /* Every edge of every length: 10^k and 16^k, one below and one above. */
@@ -250,9 +268,58 @@ static void check_json(const char *s, size_t n)
 	ck_assert(!got.oom);
 	ck_assert_uint_eq(got.len, want.n);
 	ck_assert_int_eq(memcmp(got.p, want.p, want.n), 0);
+	/* Both loops (SSE2 where built, and the portable one), appended
+	 * after existing text. */
+	for (int simd = 0; simd <= 1; simd++) {
+		size_t at = got.len;
+		etl__out_json_string_ex(&got, s, n, simd);
+		ck_assert(!got.oom);
+		ck_assert_uint_eq(got.len - at, want.n);
+		ck_assert_int_eq(memcmp(got.p + at, want.p, want.n), 0);
+	}
 	etl__ob_free(&got);
 	free(want.p);
 }
+
+/* Every length around the 8- and 16-byte blocks, with each class of byte
+ * that is not plain at every position, and UTF-8 sequences cut by the end
+ * of the string or straddling a block boundary. */
+START_TEST(test_json_strings_edges)
+{
+	static const unsigned char specials[] = {
+		'"', '\\', 0x00, 0x01, '\n', '\r', '\t', 0x1F, 0x7F, 0x80, 0xBF, 0xC0, 0xC3, 0xE2,
+		0xED, 0xF0, 0xF4, 0xF5, 0xFF, ' ', '~'
+	};
+	static const char *const seqs[] = { "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+	                                    "\xED\xA0\x80", "\xEF\xBF\xBF" };
+	char buf[80];
+	for (size_t n = 0; n <= 48; n++) {
+		memset(buf, 'x', sizeof buf);
+		check_json(buf, n);
+		for (size_t at = 0; at < n; at++) {
+			for (size_t k = 0; k < sizeof specials; k++) {
+				memset(buf, 'x', sizeof buf);
+				buf[at] = (char)specials[k];
+				check_json(buf, n);
+			}
+			for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
+				memset(buf, 'y', sizeof buf);
+				size_t l = strlen(seqs[k]);
+				memcpy(buf + at, seqs[k], l);
+				check_json(buf, n);             /* possibly cut at n */
+			}
+		}
+	}
+	/* All plain, and all escapes, at every length up to 3 blocks. */
+	for (size_t n = 0; n <= 48; n++) {
+		memset(buf, '\n', sizeof buf);
+		check_json(buf, n);
+		memset(buf, 0xE9, sizeof buf);
+		check_json(buf, n);
+	}
+	ck_assert(etl__out_json_simd() == 0 || etl__out_json_simd() == 1);
+}
+END_TEST
 
 START_TEST(test_json_strings)
 {
@@ -294,6 +361,7 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_guids);
 	tcase_add_test(tc, test_filetimes);
 	tcase_add_test(tc, test_json_strings);
+	tcase_add_test(tc, test_json_strings_edges);
 	suite_add_tcase(s, tc);
 	return s;
 }
