@@ -217,11 +217,10 @@ static uint32_t reserve_room(etl_decoder *d, uint32_t n, int *oom)
 uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom)
 {
 	uint32_t first = reserve_room(d, n, oom);
-	if (first == UINT32_MAX)
+	if (first == UINT32_MAX || n == 0)     /* props may still be NULL */
 		return first;
 	struct etl_prop *p = &d->head.props[first];
-	if (n)
-		memset(p, 0, n * sizeof *p);
+	memset(p, 0, n * sizeof *p);
 	for (uint32_t i = 0; i < n; i++)
 		p[i].parent = ETL_PROP_NO_PARENT;
 	return first;
