@@ -220,11 +220,15 @@ int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
  *  definition (no version of that id at or below the event's) the event
  *  fails with the "no schema for this event" error above. Results:
  *    - provider_name from the provider element; event_name is the event's
- *      symbol, else "Task/Opcode" (or the task); task, opcode and level
- *      names are the names the event refers to (winmeta names such as
- *      "win:Informational" for predefined ones), channel_name the channel's
- *      name; keywords_name the provider keywords whose mask bits are all
- *      set in ev->keyword (else the event's keywords attribute);
+ *      symbol, else "Task/Opcode" by name (or the task); task, opcode,
+ *      level and channel names are their rendered texts as RenderingInfo
+ *      shows them: the element's message ($(string.X) resolved) when the
+ *      manifest gives one, winmeta's text for predefined values
+ *      ("Information" for win:Informational, "Info" for win:Info), else
+ *      the name; keywords_name the provider keywords whose mask bits are
+ *      all set in ev->keyword, each by its message (by name when it has
+ *      none or the message holds a space), else the event's keywords
+ *      attribute;
  *    - message: the event message ($(string.X) resolved through the en-US
  *      string table, else the first) with %1..%n replaced by the text of
  *      the top-level properties (mapped text when there is one; %n!fmt!

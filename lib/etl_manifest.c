@@ -22,11 +22,16 @@
  *     top-level binary property "ExtraData". With an exact version match
  *     trailing payload bytes are ignored;
  *   - the first definition of a (provider, id, version) loaded wins;
- *   - names: task/opcode/level/channel names are the manifest `name`
- *     attributes (winmeta names such as "win:Informational" for predefined
- *     ones); event_name is the event symbol, else "Task/Opcode" (or Task);
- *     keywords_name lists the provider keywords whose mask bits are all set
- *     in the event's keyword, else the event's keywords attribute;
+ *   - names: task/opcode/level/channel names are what RenderingInfo
+ *     shows, "the rendered message string" of each (EventSchema
+ *     RenderingInfoType): the element's message when the manifest gives
+ *     one, winmeta's text for predefined values ("Information" for
+ *     win:Informational, "Info" for win:Info, ...), else the name
+ *     attribute; event_name is the event symbol, else "Task/Opcode" (or
+ *     Task) by name; keywords_name lists the provider keywords whose mask
+ *     bits are all set in the event's keyword (each by its message, or its
+ *     name when it has none or the message holds a space), else the
+ *     event's keywords attribute;
  *   - strings: UnicodeString UTF-16LE, AnsiString Latin-1 (UTF-8 when the
  *     out-type is win:Utf8/Xml/Json, invalid bytes as U+FFFD); with
  *     length= the string is that many characters, cut at the first NUL;
@@ -119,6 +124,8 @@ struct mf_provider {
 	size_t n_keywords;
 	struct mf_named *channels;
 	size_t n_channels;
+	struct mf_named *tasks, *opcodes, *levels;
+	size_t n_tasks, n_opcodes, n_levels;
 };
 
 /* A message parsed once (at load) for render_message(): pieces of literal
@@ -143,6 +150,9 @@ struct mf_event {
 	uint32_t seq;
 	const struct mf_provider *prov;
 	const char *symbol, *task, *opcode, *level, *channel, *keywords, *message;
+	/* RenderingInfo strings: the element's message when the manifest gives
+	 * one, winmeta's for predefined win: values, else the name */
+	const char *task_text, *opcode_text, *level_text, *channel_text;
 	const struct mf_template *tmpl;
 	const struct mf_msg *msg;   /* message parsed, or NULL (render as text) */
 };
@@ -572,6 +582,86 @@ static int add_event(struct mf_set *s, struct mf_event *e)
 	return 1;
 }
 
+/* Message strings of winmeta.xml's predefined values, which EvtRender
+ * shows in RenderingInfo (decoding.md §3.1; RenderingInfo holds "the
+ * rendered message string" of the level, opcode, task and channel). */
+static const char *const winmeta_text[][2] = {
+	{ "win:LogAlways", "Log Always" }, { "win:Critical", "Critical" },
+	{ "win:Error", "Error" }, { "win:Warning", "Warning" },
+	{ "win:Informational", "Information" }, { "win:Verbose", "Verbose" },
+	{ "win:Info", "Info" }, { "win:Start", "Start" }, { "win:Stop", "Stop" },
+	{ "win:DC_Start", "DCStart" }, { "win:DC_Stop", "DCStop" },
+	{ "win:Extension", "Extension" }, { "win:Reply", "Reply" },
+	{ "win:Resume", "Resume" }, { "win:Suspend", "Suspend" },
+	{ "win:Send", "Send" }, { "win:Receive", "Receive" },
+	{ "win:None", "None" },
+	{ "win:System", "System" }, { "win:Application", "Application" },
+	{ "win:Security", "Security" },
+};
+
+/* The text RenderingInfo shows for a task, opcode, level or channel
+ * reference ref: the message of the element of that name in table t
+ * (else name), winmeta's text for a predefined value, else ref itself. */
+static const char *named_text(const struct mf_named *t, size_t n, const char *ref)
+{
+	if (!ref)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].name && strcmp(t[i].name, ref) == 0)
+			return t[i].message ? t[i].message : ref;
+	for (size_t i = 0; i < sizeof winmeta_text / sizeof winmeta_text[0]; i++)
+		if (strcmp(winmeta_text[i][0], ref) == 0)
+			return winmeta_text[i][1];
+	return ref;
+}
+
+/* Opcodes may also be declared inside their task (<task><opcodes>): the
+ * event's task element is searched when the provider's list has no match. */
+static const char *opcode_text(struct mf_load *L, xmlNodePtr pn, const struct mf_provider *p,
+                               const struct mf_event *e)
+{
+	if (!e->opcode)
+		return NULL;
+	for (size_t i = 0; i < p->n_opcodes; i++)
+		if (p->opcodes[i].name && strcmp(p->opcodes[i].name, e->opcode) == 0)
+			return p->opcodes[i].message ? p->opcodes[i].message : e->opcode;
+	xmlNodePtr tasks = child(pn, "tasks");
+	for (xmlNodePtr t = tasks ? tasks->children : NULL; e->task && t; t = t->next) {
+		if (!is_elem(t, "task"))
+			continue;
+		xmlChar *nm = xmlGetProp(t, (const xmlChar *)"name");
+		int eq = nm && strcmp((const char *)nm, e->task) == 0;
+		xmlFree(nm);
+		if (!eq)
+			continue;
+		xmlNodePtr ops = child(t, "opcodes");
+		for (xmlNodePtr o = ops ? ops->children : NULL; o; o = o->next) {
+			if (!is_elem(o, "opcode"))
+				continue;
+			xmlChar *on = xmlGetProp(o, (const xmlChar *)"name");
+			int oeq = on && strcmp((const char *)on, e->opcode) == 0;
+			xmlFree(on);
+			if (oeq) {
+				const char *m = attr_msg(L, o, "message");
+				return m ? m : e->opcode;
+			}
+		}
+		break;
+	}
+	return named_text(NULL, 0, e->opcode);
+}
+
+/* Fills e's RenderingInfo texts. 0 on a load error (L->err set). */
+static int rendering_texts(struct mf_load *L, xmlNodePtr pn, const struct mf_provider *p,
+                           struct mf_event *e)
+{
+	e->task_text = named_text(p->tasks, p->n_tasks, e->task);
+	e->opcode_text = opcode_text(L, pn, p, e);
+	e->level_text = named_text(p->levels, p->n_levels, e->level);
+	e->channel_text = named_text(p->channels, p->n_channels, e->channel);
+	return !L->err;
+}
+
 static int parse_provider(struct mf_load *L, xmlNodePtr pn)
 {
 	struct mf_provider *p = pool_alloc(L->set, sizeof *p);
@@ -588,7 +678,10 @@ static int parse_provider(struct mf_load *L, xmlNodePtr pn)
 		return 0;
 	}
 	if (!parse_named(L, child(pn, "keywords"), "keyword", "mask", &p->keywords, &p->n_keywords) ||
-	    !parse_named(L, child(pn, "channels"), "channel", "value", &p->channels, &p->n_channels))
+	    !parse_named(L, child(pn, "channels"), "channel", "value", &p->channels, &p->n_channels) ||
+	    !parse_named(L, child(pn, "tasks"), "task", "value", &p->tasks, &p->n_tasks) ||
+	    !parse_named(L, child(pn, "opcodes"), "opcode", "value", &p->opcodes, &p->n_opcodes) ||
+	    !parse_named(L, child(pn, "levels"), "level", "value", &p->levels, &p->n_levels))
 		return 0;
 
 	/* maps */
@@ -742,6 +835,8 @@ static int parse_provider(struct mf_load *L, xmlNodePtr pn)
 				}
 			}
 		}
+		if (!rendering_texts(L, pn, p, e))
+			return 0;
 		if (!add_event(L->set, e)) {
 			mf_oom(L);
 			return 0;
@@ -1741,13 +1836,6 @@ int etl__mf_match(const struct etl_event *ev)
 	return 1;
 }
 
-static const char *level_name(const struct mf_event *e)
-{
-	if (e->level)
-		return e->level;
-	return NULL;
-}
-
 /* Version fallback (an older version's template decoded a newer event):
  * the payload bytes the template did not read are the fields the newer
  * version appended. They become one last top-level ETL_VAL_BINARY property
@@ -1797,7 +1885,11 @@ static size_t keyword_names(const struct mf_provider *pv, uint64_t kw, char *out
 			continue;
 		if (n)
 			n = put_piece(out, lim, n, " ", 1);
-		n = put_piece(out, lim, n, k->name, strlen(k->name));
+		/* The list is space-separated (etl_decoded.keywords_name): a
+		 * message holding a space would read as several keywords, so
+		 * such a keyword is listed by its name. */
+		const char *text = k->message && !strchr(k->message, ' ') ? k->message : k->name;
+		n = put_piece(out, lim, n, text, strlen(text));
 	}
 	return n;
 }
@@ -1816,10 +1908,10 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 		return etl__dec_fail_noschema(d, ev);
 	res->source = ETL_DECODE_MANIFEST;
 	res->provider_name = e->prov->name;
-	res->task_name = e->task;
-	res->opcode_name = e->opcode;
-	res->level_name = level_name(e);
-	res->channel_name = e->channel;
+	res->task_name = e->task_text;
+	res->opcode_name = e->opcode_text;
+	res->level_name = e->level_text;
+	res->channel_name = e->channel_text;
 	int arena_names = 0;            /* a name in per-event storage */
 	if (e->symbol) {
 		res->event_name = e->symbol;

@@ -589,8 +589,8 @@ START_TEST(test_synth_json_values)
 	ck_assert_ptr_nonnull(ri);
 	ck_assert_str_eq(jm_str(ri, "Message"), "Job " MAN_JOBNAME " is Running (access Read|Delete)\nOwner: 4242");
 	ck_assert_str_eq(jm_str(ri, "Task"), "Job");
-	ck_assert_str_eq(jm_str(ri, "Opcode"), "win:Start");
-	ck_assert_str_eq(jm_str(ri, "Level"), "win:Informational");
+	ck_assert_str_eq(jm_str(ri, "Opcode"), "Start");
+	ck_assert_str_eq(jm_str(ri, "Level"), "Information");
 	ck_assert_str_eq(jm_str(ri, "Channel"), "Synth-Manifest/Operational");
 	ck_assert_str_eq(jm_str(ri, "Provider"), "Synth-Manifest");
 	ck_assert_str_eq(jm_str(jm_get(jm_get(e, "System"), "Correlation"), "ActivityID"),

@@ -106,7 +106,7 @@ START_TEST(test_corpus)
 			 * 00 01 00 00  f4 01 00 00 */
 			ck_assert_str_eq(r->provider_name, "PerfView");
 			ck_assert_str_eq(r->event_name, "SessionParameters");
-			ck_assert_str_eq(r->level_name, "win:Informational");
+			ck_assert_str_eq(r->level_name, "Information");
 			ck_assert(str_is(find(r, "sessionName"), "NT Kernel Logger"));
 			ck_assert(str_is(find(r, "sessionFileName"), "net.4.5.2.x64.kernel.etl"));
 			ck_assert_int_eq(find(r, "bufferSizeMB")->v.i, 256);

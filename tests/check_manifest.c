@@ -100,10 +100,11 @@ START_TEST(test_features)
 	ck_assert_str_eq(r->provider_name, "Test-Provider");
 	ck_assert_str_eq(r->event_name, "TestEvent1");
 	ck_assert_str_eq(r->task_name, "Work");
-	ck_assert_str_eq(r->opcode_name, "win:Start");
-	ck_assert_str_eq(r->level_name, "win:Informational");
+	ck_assert_str_eq(r->opcode_name, "Start");
+	ck_assert_str_eq(r->level_name, "Information");
 	ck_assert_str_eq(r->channel_name, "Test-Provider/Operational");
-	ck_assert_str_eq(r->keywords_name, "KwOne KwTwo");
+	/* Rendered texts: KwTwo by its en-US message, KwOne (none) by name. */
+	ck_assert_str_eq(r->keywords_name, "KwOne Second");
 	ck_assert_str_eq(r->message, "Color=Green Flags=A|C N=3 Name=Hi Ptr=1234 Neg=-5 Fixed=[ab]\nend");
 	ck_assert_uint_eq(r->n_props, 15 + 3 + 2 + 4 + 2);
 	for (uint32_t i = 0; i < 15; i++)
@@ -178,9 +179,10 @@ START_TEST(test_names_messages)
 	const struct etl_decoded *r;
 	struct etl_event ev = mkev(2, 1, NULL, 0);
 	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
-	ck_assert_str_eq(r->event_name, "Work/Step");
-	ck_assert_str_eq(r->opcode_name, "Step");
-	ck_assert_str_eq(r->level_name, "win:Verbose");
+	ck_assert_str_eq(r->event_name, "Work/Step");           /* by name */
+	ck_assert_str_eq(r->opcode_name, "Stepping");           /* message of the
+	                                                           task's opcode */
+	ck_assert_str_eq(r->level_name, "Verbose");
 	ck_assert_ptr_null(r->message);
 	ck_assert_uint_eq(r->n_props, 0);
 

@@ -219,12 +219,48 @@ START_TEST(test_clr_gc_versions)
 }
 END_TEST
 
+/* RenderingInfo texts from the real manifest: task, opcode (declared in
+ * its task) and keyword by their message strings, the winmeta level by
+ * winmeta's text; the event name by symbol. */
+START_TEST(test_clr_rendered_names)
+{
+	char *path = tu_corpus_path("clr-gc-circular.etl");
+	char *man = manifest_path();
+	etl_decoder *d = etl_decoder_new();
+	ck_assert_msg(etl_decoder_add_manifest(d, man) == ETL_OK, "%s", etl_decoder_errmsg(d));
+	etl_reader *rd = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_file(rd, path), ETL_OK);
+	struct etl_guid clr = tu_guid(CLR_GUID);
+	const struct etl_event *ev;
+	int st, seen = 0;
+	while ((st = etl_reader_next(rd, &ev)) != ETL_END) {
+		ck_assert_int_ne(st, ETL_FATAL);
+		if (st == ETL_FAILED || !etl_guid_equal(&ev->provider, &clr) || ev->id != 5 || ev->version != 1)
+			continue;
+		const struct etl_decoded *r;
+		ck_assert_int_eq(etl_decoder_decode(d, ev, &r), ETL_OK);
+		ck_assert_str_eq(r->event_name, "GCCreateSegment_V1");
+		ck_assert_str_eq(r->task_name, "GC");
+		ck_assert_str_eq(r->opcode_name, "CreateSegment");
+		ck_assert_str_eq(r->level_name, "Information");
+		ck_assert_str_eq(r->keywords_name, "GC");
+		seen++;
+	}
+	ck_assert_int_gt(seen, 0);
+	etl_reader_free(rd);
+	etl_decoder_free(d);
+	free(path);
+	free(man);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("manifest_versions");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_clr_gc_versions);
+	tcase_add_test(tc, test_clr_rendered_names);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
