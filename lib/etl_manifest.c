@@ -41,6 +41,7 @@
  */
 #define ETL_BUILDING_LIB 1
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1714,8 +1715,11 @@ static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char 
 		return;
 	}
 	long long iv = p->kind == ETL_VAL_INT || p->kind == ETL_VAL_FILETIME ? p->v.i : (long long)p->v.u;
-	if (p->kind == ETL_VAL_FLOAT)
-		iv = (long long)p->v.f;
+	if (p->kind == ETL_VAL_FLOAT) {
+		/* Out of range (or NaN) the conversion is undefined: saturate. */
+		double f = p->v.f;
+		iv = f != f ? 0 : f >= 0x1p63 ? LLONG_MAX : f < -0x1p63 ? LLONG_MIN : (long long)f;
+	}
 	etl__msg_fmt_int(b, spec, k, conv, iv, (unsigned long long)iv, 256);
 }
 
