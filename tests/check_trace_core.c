@@ -152,6 +152,8 @@ static void read_file(const char *path, const struct etl_guid *g, struct got *ou
 /* Sorts the keys; fails on a duplicate. */
 static void got_sort_unique(struct got *g)
 {
+	if (g->n == 0)              /* key may be NULL: qsort wants an array */
+		return;
 	qsort(g->key, g->n, sizeof *g->key, cmp_u64);
 	for (size_t i = 1; i < g->n; i++)
 		TU_CHECK(g->key[i] != g->key[i - 1], "event %llx twice", (unsigned long long)g->key[i]);
@@ -159,6 +161,8 @@ static void got_sort_unique(struct got *g)
 
 static int got_has(const struct got *g, uint64_t k)
 {
+	if (g->n == 0)
+		return 0;
 	return bsearch(&k, g->key, g->n, sizeof k, cmp_u64) != NULL;
 }
 
