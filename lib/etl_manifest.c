@@ -907,11 +907,10 @@ static int cmp_event(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Parses message msg of an event with n_top top-level fields into pieces,
- * exactly as render_message_text() reads it: literal runs, %n %t %r as the
- * control, %0 the end, a % at the end itself, % + another character that
- * character; %N[!fmt!] an insert when 1 <= N <= n_top (else nothing).
- * NULL when memory is short (the message is then rendered from text). */
+/* Parses message msg of an event with n_top top-level fields into pieces
+ * once, at load: literal runs, %n %t %r as the control, %0 the end, a % at
+ * the end itself, % + another character that character; %N[!fmt!] an
+ * insert when 1 <= N <= n_top (else nothing). NULL when memory is short. */
 static const struct mf_msg *compile_message(struct mf_set *s, const char *msg, uint32_t n_top)
 {
 	size_t ml = strlen(msg), max_seg = 1;
@@ -1068,8 +1067,14 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParse
 	}
 	for (size_t i = before; i < s->n_events; i++) {
 		struct mf_event *e = s->events[i];
-		if (e->message)
-			e->msg = compile_message(s, e->message, e->tmpl ? (uint32_t)e->tmpl->n_fields : 0);
+		if (!e->message)
+			continue;
+		e->msg = compile_message(s, e->message, e->tmpl ? (uint32_t)e->tmpl->n_fields : 0);
+		if (!e->msg) {
+			s->n_events = before;   /* the pool keeps what was parsed */
+			etl__dec_set_errmsg(d, "%s: out of memory", path);
+			return ETL_FATAL;
+		}
 	}
 	qsort(s->events, s->n_events, sizeof *s->events, cmp_event);
 	memset(s->memo, 0, sizeof s->memo);     /* lookups may now differ */
@@ -1723,79 +1728,15 @@ static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char 
 	etl__msg_fmt_int(b, spec, k, conv, iv, (unsigned long long)iv, 256);
 }
 
-static int render_message_text(etl_decoder *d, struct mf_set *set, const char *msg, uint32_t n_top,
-                               const char **out)
-{
-	/* The set's buffer, grown by etl__msg_add() as needed and kept for the
-	 * next event (no allocation per event once it is large enough). */
-	struct etl_msgbuf b = { set->msg, 0, set->msg_cap, MF_MAX_MESSAGE, 0 };
-	*out = NULL;
-	for (const char *s = msg; *s && !b.oom;) {
-		if (*s != '%') {
-			const char *e = strchr(s, '%');
-			size_t n = e ? (size_t)(e - s) : strlen(s);
-			mb_add(&b, s, n);
-			s += n;
-			continue;
-		}
-		s++;
-		if (*s >= '1' && *s <= '9') {
-			unsigned long k = 0;
-			while (*s >= '0' && *s <= '9' && k < 100000)
-				k = k * 10 + (unsigned long)(*s++ - '0');
-			const char *fmt = NULL;
-			size_t fl = 0;
-			if (*s == '!') {
-				const char *e = strchr(s + 1, '!');
-				if (e && e - s - 1 < 24) {
-					fmt = s + 1;
-					fl = (size_t)(e - s - 1);
-					s = e + 1;
-				}
-			}
-			if (k >= 1 && k <= n_top) {
-				const struct etl_prop *p = etl__dec_prop(d, (uint32_t)(k - 1));
-				if (fmt)
-					prop_fmt(&b, p, fmt, fl);
-				else
-					insert_text(&b, p);
-			}
-			continue;
-		}
-		switch (*s) {
-		case 'n': mb_add(&b, "\n", 1); s++; break;
-		case 't': mb_add(&b, "\t", 1); s++; break;
-		case 'r': mb_add(&b, "\r", 1); s++; break;
-		case '0': s = ""; break;
-		case 0: mb_add(&b, "%", 1); break;
-		default: mb_add(&b, s, 1); s++; break;   /* %% %! %. and others */
-		}
-	}
-	/* As etl__msg_finish(), but the buffer stays with the set. */
-	set->msg = b.p;
-	set->msg_cap = b.cap;
-	if (b.oom)
-		return 0;
-	char *r = etl__dec_alloc(d, b.n + 1);
-	if (!r)
-		return 0;
-	if (b.n)
-		memcpy(r, b.p, b.n);
-	r[b.n] = 0;
-	*out = r;
-	return 1;
-}
-
-/* Renders the message of e from its parsed pieces, with no length cap;
- * when the text exceeds MF_MAX_MESSAGE (where render_message_text() drops
- * pieces) it is rendered again from the text, so the result is the same. */
-static int render_message(etl_decoder *d, struct mf_set *set, const struct mf_event *e, uint32_t n_top,
+/* Renders the message of e from the pieces parsed at load. The text is
+ * capped at MF_MAX_MESSAGE bytes: a piece (a literal run or an insert)
+ * that would pass the cap is left out, later ones that fit are kept. The
+ * buffer stays with the set for the next event. */
+static int render_message(etl_decoder *d, struct mf_set *set, const struct mf_event *e,
                           const char **out)
 {
 	const struct mf_msg *m = e->msg;
-	if (!m)
-		return render_message_text(d, set, e->message, n_top, out);
-	struct etl_msgbuf b = { set->msg, 0, set->msg_cap, SIZE_MAX / 4, 0 };
+	struct etl_msgbuf b = { set->msg, 0, set->msg_cap, MF_MAX_MESSAGE, 0 };
 	*out = NULL;
 	for (size_t i = 0; i < m->n_seg && !b.oom; i++) {
 		const struct mf_seg *g = &m->seg[i];
@@ -1813,8 +1754,6 @@ static int render_message(etl_decoder *d, struct mf_set *set, const struct mf_ev
 	set->msg_cap = b.cap;
 	if (b.oom)
 		return 0;
-	if (b.n > MF_MAX_MESSAGE)
-		return render_message_text(d, set, e->message, n_top, out);
 	char *r = etl__dec_alloc(d, b.n + 1);
 	if (!r)
 		return 0;
@@ -2004,7 +1943,7 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 		if (rc != ETL_OK)
 			return rc;
 	}
-	if (e->message && !render_message(d, s, e, n_top, &res->message))
+	if (e->msg && !render_message(d, s, e, &res->message))
 		return etl__dec_fail(d, ETL_E_NOMEM, "out of memory rendering the message");
 	/* Names from the set's pool (kept until the set is freed): the
 	 * provider, task, opcode, level, channel, keyword and field names. */
