@@ -839,6 +839,10 @@ static int finish_file(struct etl_writer *w, int last)
 
 static int open_common(struct etl_writer *w, const struct etl_writer_options *o, const char *path)
 {
+	if (w->opened) {
+		etl__werr(w, ETL_E_MISUSE, "The writer is already open");
+		return ETL_FAILED;
+	}
 	if (w->closed) {
 		etl__werr(w, ETL_E_MISUSE, "A writer produces one output; use a new writer after close");
 		return ETL_FAILED;
@@ -862,10 +866,6 @@ static int open_common(struct etl_writer *w, const struct etl_writer_options *o,
 static int open_path(etl_writer *w, const char *path, const struct etl_writer_options *o,
                      int in_place)
 {
-	if (w->opened) {
-		etl__werr(w, ETL_E_MISUSE, "The writer is already open");
-		return ETL_FAILED;
-	}
 	int rc = open_common(w, o, path);
 	if (rc != ETL_OK)
 		return rc;
@@ -936,10 +936,6 @@ uint64_t etl__writer_bytes(const etl_writer *w)
 
 int etl_writer_open_fd(etl_writer *w, int fd, const struct etl_writer_options *o)
 {
-	if (w->opened) {
-		etl__werr(w, ETL_E_MISUSE, "The writer is already open");
-		return ETL_FAILED;
-	}
 	int rc = open_common(w, o, NULL);
 	if (rc != ETL_OK)
 		return rc;
@@ -951,10 +947,6 @@ int etl_writer_open_fd(etl_writer *w, int fd, const struct etl_writer_options *o
 int etl_writer_open_sink(etl_writer *w, etl_sink_write_fn fn, void *ctx,
                          const struct etl_writer_options *o)
 {
-	if (w->opened) {
-		etl__werr(w, ETL_E_MISUSE, "The writer is already open");
-		return ETL_FAILED;
-	}
 	int rc = open_common(w, o, NULL);
 	if (rc != ETL_OK)
 		return rc;
