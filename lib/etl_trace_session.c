@@ -628,19 +628,26 @@ static void balance(struct etl_session *s)
 		pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
 }
 
+/* The next flush-timer deadline: period_ms from now (CLOCK_MONOTONIC, the
+ * clock the logger's condition variable waits on). */
+static void next_deadline(struct timespec *t, uint32_t period_ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += period_ms / 1000;
+	t->tv_nsec += (long)(period_ms % 1000) * 1000000;
+	if (t->tv_nsec >= 1000000000) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000;
+	}
+}
+
 static void *logger_main(void *arg)
 {
 	struct etl_session *s = arg;
 	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING;
 	uint32_t period = s->p.flush_timer_ms;
 	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	next.tv_sec += period / 1000;
-	next.tv_nsec += (long)(period % 1000) * 1000000;
-	if (next.tv_nsec >= 1000000000) {
-		next.tv_sec++;
-		next.tv_nsec -= 1000000000;
-	}
+	next_deadline(&next, period);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		int timer = 0;
@@ -665,15 +672,8 @@ static void *logger_main(void *arg)
 		           target != s->flush_done || quit;
 		s->flush_req = 0;
 		pthread_mutex_unlock(&s->lock);
-		if (timer) {
-			clock_gettime(CLOCK_MONOTONIC, &next);
-			next.tv_sec += period / 1000;
-			next.tv_nsec += (long)(period % 1000) * 1000000;
-			if (next.tv_nsec >= 1000000000) {
-				next.tv_sec++;
-				next.tv_nsec -= 1000000000;
-			}
-		}
+		if (timer)
+			next_deadline(&next, period);
 		if (swap)
 			etl__rt_swap_all(s);
 		drain(s);
