@@ -326,6 +326,11 @@ void etl__out_json_string_ex(struct etl_outbuf *b, const char *s, size_t n, int 
 /* 1 when etl__out_json_string() has a SIMD (SSE2) loop in this build. */
 int etl__out_json_simd(void);
 
+/* 1 for the bytes a JSON string holds as they are: printable ASCII (and
+ * DEL) other than " and \; 0 for controls, " \ and bytes from 0x80 (which
+ * the string writers check as UTF-8). */
+extern const uint8_t etl__json_plain[256];
+
 /* Writes at o (room for 6 bytes) the escape etl__out_json_string() uses
  * for ASCII byte c when c is a control, '"' or '\\' (\" \\ \n \r \t
  * \b \f, else \u00xx); returns its length. */

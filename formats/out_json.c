@@ -411,22 +411,6 @@ static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out
 	etl__ob_putc(b, '}');
 }
 
-/* The elements props[first .. first + count) of an array. Character
- * arrays hold one element per character, thousands per event: those that
- * need no escaping are written here, the rest through prop(). */
-/* 1 for the ASCII characters a JSON string holds as they are: printable
- * (and DEL) other than " and \. */
-static const unsigned char plain_ascii[128] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-};
-
 /* kind, in_type and out_type of p as one 64-bit value, to compare element
  * types with one comparison. The three fields are adjacent in struct
  * etl_prop (checked below); read through the struct's bytes. */
@@ -470,7 +454,7 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 			o += comma;                 /* none before the first element */
 			comma = 1;
 			*o++ = '"';
-			if (plain_ascii[c])
+			if (etl__json_plain[c])
 				*o++ = (char)c;
 			else
 				o += etl__out_json_escape_ascii(o, (unsigned char)c);
@@ -519,6 +503,9 @@ static uint32_t hex_ints(struct etl_outbuf *b, const struct etl_prop *e, uint32_
 	return k;
 }
 
+/* The elements props[first .. first + count) of an array. Character
+ * arrays hold one element per character, thousands per event: those that
+ * need no escaping are written here, the rest through prop(). */
 static void array(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r,
                   uint32_t first, uint32_t count, unsigned depth)
 {

@@ -299,7 +299,7 @@ int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn
 
 /* 1 for the bytes a JSON string holds as they are: printable ASCII (and
  * DEL) other than " and \. Bytes from 0x80 are checked as UTF-8. */
-static const uint8_t json_plain[256] = {
+const uint8_t etl__json_plain[256] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -393,7 +393,7 @@ static size_t json_plain_run(const unsigned char *p, size_t n)
 			break;
 		}
 	}
-	while (i < n && json_plain[p[i]])
+	while (i < n && etl__json_plain[p[i]])
 		i++;
 	return i;
 }
@@ -535,7 +535,7 @@ static char *json_escape_scalar(char *o, const unsigned char *p, size_t n)
 			size_t k = (size_t)__builtin_ctzll(bad) / 8;   /* plain bytes before */
 			i += k;
 			o += k;
-		} else if (json_plain[p[i]]) {
+		} else if (etl__json_plain[p[i]]) {
 			*o++ = (char)p[i++];
 			continue;
 		}
