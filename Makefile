@@ -1,13 +1,15 @@
 # libetl - read, write and decode Windows ETW .etl files on any OS.
 #
-#   make            build lib/libetl.a, lib/libetl.so and the tools in cli/
-#   make run        install missing dependencies, build, run etldump on a sample
+#   make            build everything into build/: build/lib/libetl.{a,so},
+#                   the tools in build/bin/ (etldump, etlconvert) and the
+#                   tracing-runtime programs in build/programs/ (trace-demo, ...)
+#   make run        install missing dependencies, build, run the tools on samples
 #   make check      install missing dependencies, build, run every test
 #   make help       list the targets
 #
-# Sanitizer build: make check SANITIZE=address,undefined (objects and
-# binaries then go to .build-san/, leaving the normal build alone).
-# V=1 shows the commands.
+# Sanitizer build: make check SANITIZE=address,undefined (everything then goes
+# to build-san/, leaving the normal build alone). O=DIR picks another build
+# folder. V=1 shows the commands.
 
 PREFIX      ?= /usr/local
 DESTDIR     ?=
@@ -36,33 +38,32 @@ CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 OPT ?= -O2
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_DEFAULT_SOURCE -fPIC -pthread -Ilib $(PKG_CFLAGS)
+# Sources include public headers by name (include/) and internal headers by
+# their path from the top of the tree ("lib/read/read_internal.h").
+INCLUDES := -Iinclude -I.
+BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_DEFAULT_SOURCE -fPIC -pthread $(INCLUDES) $(PKG_CFLAGS)
 ifneq ($(SANITIZE),)
-O ?= .build-san
+O ?= build-san
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBOUT := $(O)
-BINOUT := $(O)
 else
-O ?= .build
+O ?= build
 SAN_FLAGS :=
-LIBOUT := lib
-BINOUT := cli
 endif
 ALL_CFLAGS := $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
-# The tracing runtime (lib/etl_trace_*.c) runs a logger thread per session.
+# The tracing runtime (lib/trace/) runs a logger thread per session.
 ALL_LDFLAGS := -pthread $(SAN_FLAGS) $(LDFLAGS)
 
-LIB_SRCS := $(wildcard lib/*.c) $(wildcard formats/*.c)
-LIB_OBJS := $(patsubst %.c,$(O)/%.o,$(LIB_SRCS))
-LIB_A    := $(LIBOUT)/libetl.a
-LIB_SO   := $(LIBOUT)/libetl.so
-PUBLIC_HEADERS := lib/etl.h lib/etl_errors.h lib/etl_event.h lib/etl_reader.h lib/etl_compress.h lib/etl_writer.h lib/etl_decode.h lib/etl_output.h \
-                  lib/etl_trace.h lib/etl_tracelogging.h
+OBJ := $(O)/obj
+LIB_SRCS := $(sort $(shell find lib formats -name '*.c'))
+LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
+LIB_A    := $(O)/lib/libetl.a
+LIB_SO   := $(O)/lib/libetl.so
+PUBLIC_HEADERS := $(sort $(wildcard include/*.h))
 
 CLI_TOOLS := $(patsubst cli/%.c,%,$(shell grep -l '^int main' cli/*.c 2>/dev/null))
 CLI_SHARED := $(filter-out $(addprefix cli/,$(addsuffix .c,$(CLI_TOOLS))),$(wildcard cli/*.c))
-CLI_SHARED_OBJS := $(patsubst %.c,$(O)/%.o,$(CLI_SHARED))
-CLI_BINS := $(addprefix $(BINOUT)/,$(CLI_TOOLS))
+CLI_SHARED_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CLI_SHARED))
+CLI_BINS := $(addprefix $(O)/bin/,$(CLI_TOOLS))
 
 PROG_SRCS := $(wildcard testdata/programs/*.c)
 PROG_BINS := $(patsubst testdata/programs/%.c,$(O)/programs/%,$(PROG_SRCS))
@@ -70,28 +71,34 @@ PROG_BINS := $(patsubst testdata/programs/%.c,$(O)/programs/%,$(PROG_SRCS))
 TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 TEST_SHARED := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
-TEST_SHARED_OBJS := $(patsubst %.c,$(O)/%.o,$(TEST_SHARED))
+TEST_SHARED_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_SHARED))
 
 FUZZ_SRCS := $(wildcard fuzz/*_fuzzer.c)
 FUZZ_NAMES := $(patsubst fuzz/%_fuzzer.c,%,$(FUZZ_SRCS))
 FUZZ_REPLAY_BINS := $(patsubst %,$(O)/fuzz/%_replay,$(FUZZ_NAMES))
-FUZZ_BINS := $(patsubst %,.build-fuzz/%_fuzzer,$(FUZZ_NAMES))
+FUZZ_BINS := $(patsubst %,build-fuzz/%_fuzzer,$(FUZZ_NAMES))
+
+BENCH_SRCS := $(wildcard bench/*_bench.c)
+BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
+
+# Intermediate objects stay, so a second make has nothing to rebuild.
+.SECONDARY:
 
 SAMPLE := testdata/sample/wsl-lxcore-tracelogging.etl
 
-.PHONY: all lib cli programs deps run check test-unit test-fuzz-replay fuzz bench install \
+.PHONY: all lib cli programs deps run check test-build fuzz bench install \
         install-lib install-headers install-pc install-man install-bin uninstall clean help
 
 ## all: build the library (static and shared), the command-line tools and test programs
 all: lib cli programs
 
-## lib: build lib/libetl.a and lib/libetl.so
+## lib: build build/lib/libetl.a and build/lib/libetl.so
 lib: $(LIB_A) $(LIB_SO)
 
-## cli: build the command-line tools (etldump, ...)
+## cli: build the command-line tools into build/bin/
 cli: $(CLI_BINS)
 
-$(O)/%.o: %.c
+$(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -103,15 +110,14 @@ $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -shared -Wl,-soname,libetl.so.$(SOVERSION) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BINOUT)/%: $(O)/cli/%.o $(CLI_SHARED_OBJS) $(LIB_A)
+$(O)/bin/%: $(OBJ)/cli/%.o $(CLI_SHARED_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_SHARED_OBJS) $(LIB_A) $(PKG_LIBS) -lm
 
-## programs: build the tracing-runtime programs testdata/programs/*.c into $(O)/programs/
+## programs: build the tracing-runtime programs testdata/programs/*.c into build/programs/
 programs: $(PROG_BINS)
-.SECONDARY: $(patsubst %.c,$(O)/%.o,$(PROG_SRCS))
 
-$(O)/programs/%: $(O)/testdata/programs/%.o $(LIB_A)
+$(O)/programs/%: $(OBJ)/testdata/programs/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(PKG_LIBS) -lm
 
@@ -119,56 +125,62 @@ $(O)/programs/%: $(O)/testdata/programs/%.o $(LIB_A)
 deps:
 	$(Q)sh .ci/install-deps
 
-## run: install dependencies, build, and run etldump on a bundled sample
+## run: install dependencies, build, and run the tools on bundled samples
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)echo "== etldump --header $(SAMPLE)"
-	$(Q)./$(BINOUT)/etldump --header $(SAMPLE)
+	$(Q)./$(O)/bin/etldump --header $(SAMPLE)
 	$(Q)echo "== etldump $(SAMPLE)"
-	$(Q)./$(BINOUT)/etldump $(SAMPLE)
+	$(Q)./$(O)/bin/etldump $(SAMPLE)
 	$(Q)echo "== etldump --summary $(SAMPLE)"
-	$(Q)./$(BINOUT)/etldump --summary $(SAMPLE)
+	$(Q)./$(O)/bin/etldump --summary $(SAMPLE)
 	$(Q)echo "== trace-demo $(O)/trace-demo.etl (the tracing runtime: every write kind, two threads)"
 	$(Q)./$(O)/programs/trace-demo $(O)/trace-demo.etl
-	$(Q)./$(BINOUT)/etldump --summary $(O)/trace-demo.etl
+	$(Q)./$(O)/bin/etldump --summary $(O)/trace-demo.etl
 	$(Q)echo "== etlconvert -f text with the demo's manifest and TMF (first 8 events)"
-	$(Q)./$(BINOUT)/etlconvert -q -f text --manifest testdata/programs/trace-demo.man \
+	$(Q)./$(O)/bin/etlconvert -q -f text --manifest testdata/programs/trace-demo.man \
 		--tmf testdata/programs/trace-demo.tmf $(O)/trace-demo.etl | sed -n '3,10p'
 
-$(O)/tests/%.o: tests/%.c
+$(OBJ)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
 
-$(O)/tests/check_%: $(O)/tests/check_%.o $(TEST_SHARED_OBJS) $(LIB_A)
+$(O)/tests/check_%: $(OBJ)/tests/check_%.o $(TEST_SHARED_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_SHARED_OBJS) $(LIB_A) $(CHECK_LIBS) $(PKG_LIBS) -lm
 
 # Harnesses define only LLVMFuzzerTestOneInput, which libFuzzer declares.
-$(O)/fuzz/%.o: fuzz/%.c
+$(OBJ)/fuzz/%.o: fuzz/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -MMD -MP -c $< -o $@
 
-$(O)/fuzz/%_replay: $(O)/fuzz/%_fuzzer.o $(O)/fuzz/standalone_main.o $(LIB_A)
+$(O)/fuzz/%_replay: $(OBJ)/fuzz/%_fuzzer.o $(OBJ)/fuzz/standalone_main.o $(LIB_A)
+	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(O)/bench/%: $(OBJ)/bench/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(PKG_LIBS) -lm
 
 ## check: install dependencies, build, run the unit/corpus/CLI tests and replay the fuzz corpora
 check: deps
 	$(Q)$(MAKE) --no-print-directory all test-build
-	$(Q)sh tests/run.sh $(O) $(BINOUT)
+	$(Q)sh tests/run.sh $(O)
 
-.PHONY: test-build
-test-build: $(TEST_BINS) $(FUZZ_REPLAY_BINS) $(CLI_BINS)
+test-build: $(TEST_BINS) $(FUZZ_REPLAY_BINS) $(CLI_BINS) $(PROG_BINS)
 
-## fuzz: build the libFuzzer harnesses with clang into .build-fuzz/
+## fuzz: build the libFuzzer harnesses with clang into build-fuzz/
 fuzz: $(FUZZ_BINS)
 
-FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -pthread -Ilib $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-.build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(LIB_SRCS) $(wildcard lib/*.h formats/*.h)
+FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -pthread $(INCLUDES) $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(LIB_SRCS) $(shell find include lib formats -name '*.h')
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(PKG_LIBS) -lm
 
-## bench: measure reading speed (bench/read) against raw read() throughput, conversion, and the tracing runtime's cost per event (bench/runtime)
-bench: all
-	$(Q)sh bench/read && sh bench/convert && sh bench/runtime
+## bench: reading (bench/read), conversion (bench/convert) and tracing-runtime (bench/runtime) figures
+bench: all $(BENCH_BINS)
+	$(Q)BENCH_DIR=$(O)/bench sh bench/read && BENCH_DIR=$(O)/bench sh bench/convert && \
+		BENCH_DIR=$(O)/bench sh bench/runtime
 
 ## install: install library, headers, tools, man pages and libetl.pc under $(DESTDIR)$(PREFIX)
 install: install-lib install-headers install-pc install-man install-bin
@@ -206,10 +218,10 @@ uninstall:
 
 ## clean: remove everything the build made
 clean:
-	rm -rf .build .build-san .build-fuzz lib/libetl.a lib/libetl.so $(addprefix cli/,$(CLI_TOOLS))
+	rm -rf build build-san build-fuzz
 
 ## help: list the targets
 help:
 	@grep -E '^## ' Makefile | sed 's/^## /  /'
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

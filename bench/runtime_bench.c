@@ -1,6 +1,6 @@
 /*
  * runtime_bench.c - the cost of writing an event with the tracing runtime
- * (lib/etl_trace.h), next to the cost of an empty function call measured
+ * (include/etl_trace.h), next to the cost of an empty function call measured
  * in the same run.
  *
  *   runtime_bench DIR [-n EVENTS] [-r REPS]

@@ -4,7 +4,7 @@
  * several inputs merged in time order, output split by size or time) or
  * copies buffers byte for byte (--raw). -f xml|json|jsonl|csv|text decodes
  * the events (one etl_decoder per run) and renders them with etl_output
- * (lib/etl_output.h) to standard output or to a file (written to a
+ * (include/etl_output.h) to standard output or to a file (written to a
  * temporary beside it and renamed on success; .gz / .lz4 names compressed
  * as a stream).
  *
@@ -239,7 +239,7 @@ static char *piece_name(const char *out, unsigned index)
 
 /* ---- clocks ------------------------------------------------------------ */
 
-/* The reader's conversion (etl_time.c): FILETIME = start + (raw - t0) *
+/* The reader's conversion (lib/common/time.c): FILETIME = start + (raw - t0) *
  * mul / div, truncated toward zero. */
 struct clock {
 	int usable;

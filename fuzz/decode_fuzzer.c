@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/formats.h"
-#include "../lib/etl_decode_private.h"
+#include "formats/hdr/hdr.h"
+#include "lib/decode/decode_internal.h"
 #include "etl_decode.h"
 #include "etl_output.h"
 #include "fuzz.h"

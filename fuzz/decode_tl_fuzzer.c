@@ -1,6 +1,6 @@
 /*
  * decode_tl_fuzzer.c - libFuzzer harness for the payload decoder, aimed at
- * TraceLogging (lib/etl_tl.c, lib/etl_decoder.c).
+ * TraceLogging (lib/decode/tracelogging.c, lib/decode/decoder.c).
  *
  * Input: one EVENT_HEADER record (as stored in a buffer, header + extended
  * items + payload). The header-type byte is forced to EVENT_HEADER64 and the
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/formats.h"
+#include "formats/hdr/hdr.h"
 #include "etl_decode.h"
 #include "fuzz.h"
 

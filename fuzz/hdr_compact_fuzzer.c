@@ -1,6 +1,6 @@
 /*
  * hdr_compact_fuzzer.c - libFuzzer harness for the compact SYSTEM_TRACE_HEADER
- * module (formats/hdr_compact.c, header types 0x03/0x04):
+ * module (formats/hdr/hdr_compact.c, header types 0x03/0x04):
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.
  */

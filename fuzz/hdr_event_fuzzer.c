@@ -1,6 +1,6 @@
 /*
  * hdr_event_fuzzer.c - libFuzzer harness for the EVENT_HEADER module and its
- * extended-item chain (formats/hdr_event.c, header types 0x12/0x13):
+ * extended-item chain (formats/hdr/hdr_event.c, header types 0x12/0x13):
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.
  */

@@ -1,6 +1,6 @@
 /*
  * hdr_full_fuzzer.c - libFuzzer harness for the EVENT_TRACE_HEADER module
- * (formats/hdr_full.c, header types 0x0A/0x14):
+ * (formats/hdr/hdr_full.c, header types 0x0A/0x14):
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.
  */

@@ -1,7 +1,7 @@
 /*
  * hdr_fuzz_common.h - the driver shared by the hdr_*_fuzzer harnesses: it
  * decodes ONE record with a trace-header module exactly the way the reader
- * core does (etl__buffer_next_record() in lib/etl_buffer.c):
+ * core does (etl__buffer_next_record() in lib/read/buffer.c):
  *   need 8 bytes, peek_size(), size >= min_size and size <= bytes left,
  *   a sub-cursor of exactly the record size, then decode().
  * The record is copied into an allocation of exactly its size, so ASan
@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/formats.h"
+#include "formats/hdr/hdr.h"
 #include "fuzz.h"
 
 /* Records are at most 0xFFFF bytes (WNODE blocks aside); more input only

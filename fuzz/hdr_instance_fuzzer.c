@@ -1,6 +1,6 @@
 /*
  * hdr_instance_fuzzer.c - libFuzzer harness for the instance-header module
- * (formats/hdr_instance.c, header types 0x0B/0x15; the control byte's layout
+ * (formats/hdr/hdr_instance.c, header types 0x0B/0x15; the control byte's layout
  * version picks the pre-1.1 0x38 form or the GUID form):
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.

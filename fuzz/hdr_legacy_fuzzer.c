@@ -1,6 +1,6 @@
 /*
  * hdr_legacy_fuzzer.c - libFuzzer harness for the legacy modules of
- * formats/hdr_legacy.c: ERROR (0x0D), TIMED (0x0C) and WNODE_HEADER blocks
+ * formats/hdr/hdr_legacy.c: ERROR (0x0D), TIMED (0x0C) and WNODE_HEADER blocks
  * (marker bit 31 clear); bits 5-7 of the control byte pick one of the three:
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.

@@ -1,6 +1,6 @@
 /*
  * hdr_message_fuzzer.c - libFuzzer harness for the WPP MESSAGE_TRACE_HEADER module
- * (formats/hdr_message.c, marker byte 3 = 0x90):
+ * (formats/hdr/hdr_message.c, marker byte 3 = 0x90):
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.
  */

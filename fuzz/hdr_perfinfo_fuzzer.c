@@ -1,6 +1,6 @@
 /*
  * hdr_perfinfo_fuzzer.c - libFuzzer harness for the PERFINFO_TRACE_HEADER module
- * (formats/hdr_perfinfo.c, header types 0x10/0x11):
+ * (formats/hdr/hdr_perfinfo.c, header types 0x10/0x11):
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.
  */

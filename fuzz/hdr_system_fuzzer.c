@@ -1,6 +1,6 @@
 /*
  * hdr_system_fuzzer.c - libFuzzer harness for the SYSTEM_TRACE_HEADER module
- * (formats/hdr_system.c, header types 0x01/0x02):
+ * (formats/hdr/hdr_system.c, header types 0x01/0x02):
  * one record decoded on a bounded cursor as the reader core does. Input
  * layout and checked invariants: hdr_fuzz_common.h.
  */

@@ -13,7 +13,7 @@
  *     (room only decides where decoding stops, never what it produces).
  *
  * Build: clang -fsanitize=fuzzer,address,undefined -Ilib \
- *            fuzz/lz77_fuzzer.c lib/etl_lz77.c -o lz77_fuzz
+ *            fuzz/lz77_fuzzer.c lib/compress/lz77_decompress.c -o lz77_fuzz
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/formats.h"
+#include "formats/hdr/hdr.h"
 #include "event_equal.h"
 #include "fuzz.h"
 

@@ -1,6 +1,6 @@
 /*
  * tmf_fuzzer.c - libFuzzer harness for the TMF parser and the WPP decoder
- * (lib/etl_wpp.c).
+ * (lib/decode/wpp.c).
  *
  * Input: TMF text, parsed from memory with etl__wpp_parse_tmf() (a copy of
  * exactly the input's size, so ASan sees any read past it). When it loads,
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etl_decode_private.h"
+#include "lib/decode/decode_internal.h"
 #include "fuzz.h"
 
 #define TMF_FUZZ_MAX_INPUT (256u * 1024u)

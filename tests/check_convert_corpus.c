@@ -1,6 +1,6 @@
 /*
  * check_convert_corpus.c - every corpus file converted to XML, JSON and
- * JSON lines (lib/etl_output.h), the outputs parsed back and the events
+ * JSON lines (include/etl_output.h), the outputs parsed back and the events
  * counted.
  *
  * For each file listed in $ETL_CORPUS/expected.json (default

@@ -1,5 +1,5 @@
 /*
- * check_decode.c - the payload decoder (lib/etl_decode.h): provider name
+ * check_decode.c - the payload decoder (include/etl_decode.h): provider name
  * hashing (decoding.md §7), TraceLogging metadata and payloads built by hand
  * (§2), malformed input, the schema cache, and the TraceLogging events of the
  * real corpus, with values checked by hand against the bytes.
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "etl.h"
-#include "etl_decode_private.h"
+#include "lib/decode/decode_internal.h"
 #include "json_mini.h"
 #include "testutil.h"
 
@@ -245,7 +245,7 @@ START_TEST(test_namehash_vectors)
 }
 END_TEST
 
-/* The uppercasing rule of etl_namehash.c: lower and upper case of the
+/* The uppercasing rule of lib/common/namehash.c: lower and upper case of the
  * letters it covers hash alike; sharp s is left alone; bad UTF-8 fails. */
 START_TEST(test_namehash_case_and_utf8)
 {

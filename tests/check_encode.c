@@ -1,6 +1,6 @@
 /*
  * check_encode.c - the trace-header encoders (encoded_size() / encode() of
- * every formats/hdr_*.c module, etl__hdr_for_kind()).
+ * every formats/hdr/hdr_*.c module, etl__hdr_for_kind()).
  *
  *   - Per module, 32- and 64-bit: events with every optional item (PEBS and
  *     0..7 PMC counters; both INSTANCE forms; EVENT_HEADER with chains of
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "etl.h"
-#include "../formats/formats.h"
+#include "formats/hdr/hdr.h"
 #include "../fuzz/event_equal.h"
 #include "json_mini.h"
 #include "testutil.h"
@@ -1152,7 +1152,7 @@ START_TEST(test_corpus_byte_exact)
 	int orc = etl_reader_open_file(r, path);
 	ck_assert_msg(orc == ETL_OK || orc == ETL_WARN, "%s: open: %s", name, etl_reader_errmsg(r));
 
-	/* The layout context, as read_logfile() in lib/etl_reader.c builds it. */
+	/* The layout context, as read_logfile() in lib/read/reader.c builds it. */
 	struct etl_hdr_ctx ctx = { 0, 0, 0 };
 	const struct etl_logfile *lf = etl_reader_logfile(r);
 	if (lf->present) {

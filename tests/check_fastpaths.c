@@ -1,9 +1,9 @@
 /*
  * check_fastpaths.c - the speed-ups of the conversion path against their
- * plain forms: the SSE2 UTF-16 loops (lib/etl_tl.c) against the portable
+ * plain forms: the SSE2 UTF-16 loops (lib/decode/tracelogging.c) against the portable
  * ones, the hand-made "no schema" message against snprintf, messages parsed
- * at load (lib/etl_manifest.c: every escape, inserts past the template, the
- * 64 KiB cap), and the memos of the JSON writer (formats/out_json.c: the
+ * at load (lib/decode/manifest.c: every escape, inserts past the template, the
+ * 64 KiB cap), and the memos of the JSON writer (formats/out/out_json.c: the
  * text of a name or a System/RenderingInfo part remembered by pointer) when
  * the text behind a pointer changes.
  */
@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "etl.h"
-#include "etl_decode_private.h"
+#include "lib/decode/decode_internal.h"
 #include "etl_output.h"
 #include "testutil.h"
-#include "../formats/out.h"
+#include "formats/out/out.h"
 
 /* xorshift64*: a fixed sequence, so failures reproduce. */
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;

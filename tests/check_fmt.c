@@ -1,5 +1,5 @@
 /*
- * check_fmt.c - the hand-made formatting helpers (lib/etl_fmt.h) against
+ * check_fmt.c - the hand-made formatting helpers (lib/common/fmt.h) against
  * snprintf, and the JSON string writer of the output core
  * (etl__out_json_string) against the public escaper etl_json_escape():
  * edge values (0, powers of ten and sixteen and their neighbours,
@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "etl.h"
-#include "etl_fmt.h"
-#include "../formats/out.h"
+#include "lib/common/fmt.h"
+#include "formats/out/out.h"
 
 /* xorshift64*: a fixed sequence, so failures reproduce. */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;

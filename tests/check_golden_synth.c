@@ -258,7 +258,7 @@ static void build_manifest_event(struct etl_event *ev, struct tu_bytes *pay)
 	ev->payload_size = (uint32_t)pay->len;
 }
 
-/* Process Start v4 (decoding.md §4.3, formats/mof_kernel.c f_proc4). */
+/* Process Start v4 (decoding.md §4.3, lib/decode/mof_kernel_classes.c f_proc4). */
 static void build_process(struct etl_event *ev, struct tu_bytes *pay)
 {
 	tu_put64(pay, 0xFFFFA00012345080ull);                 /* UniqueProcessKey     */

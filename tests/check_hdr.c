@@ -1,5 +1,5 @@
 /*
- * check_hdr.c - unit tests of the trace-header modules (formats/hdr_*.c)
+ * check_hdr.c - unit tests of the trace-header modules (formats/hdr/hdr_*.c)
  * with hand-built records, decoded both directly through
  * etl__hdr_for_marker(marker)->decode() on an etl_cur and through the
  * reader on a synthetic in-memory file built with testutil.
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "etl.h"
-#include "../formats/formats.h"
+#include "formats/hdr/hdr.h"
 #include "testutil.h"
 
 #define BUF_SIZE 0x1000u

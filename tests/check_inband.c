@@ -1,5 +1,5 @@
 /*
- * check_inband.c - EventSource in-band manifests (lib/etl_inband.c): the
+ * check_inband.c - EventSource in-band manifests (lib/decode/inband.c): the
  * ManifestData events (id 0xFFFE) of perfview-kernel-clr-x64-compressed.etl
  * (the only corpus file that has any: PerfView, TplEventSource and
  * FrameworkEventSource, one chunk each, PerfView's logged twice) make the
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "etl.h"
-#include "etl_decode_private.h"
+#include "lib/decode/decode_internal.h"
 #include "testutil.h"
 
 static const struct etl_prop *find(const struct etl_decoded *r, const char *name)

@@ -1,5 +1,5 @@
 /*
- * check_manifest.c - manifest-based decoding (lib/etl_manifest.c,
+ * check_manifest.c - manifest-based decoding (lib/decode/manifest.c,
  * decoding.md §3): testdata/manifests/test.man with hand-built events for
  * every feature (count/length references, structs, value and bit maps, the
  * string table, message inserts, version fallback, short payloads), loader
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "etl.h"
-#include "etl_decode_private.h"
+#include "lib/decode/decode_internal.h"
 #include "testutil.h"
 
 #define TEST_MAN "testdata/manifests/test.man"

@@ -1,7 +1,7 @@
 /*
  * check_trace_core.c - the delivery core of the tracing runtime: sessions,
  * per-processor buffers, reserve/commit, routing across sessions, file
- * modes, limits and accounting (lib/etl_trace_session.c, _buffers.c,
+ * modes, limits and accounting (lib/trace/trace_session.c, _buffers.c,
  * _provider.c, _sync.c).
  *
  * The events are written through the core's own seam (etl__rt_deliver)
@@ -25,9 +25,9 @@
 #include <unistd.h>
 #include "etl.h"
 #include "etl_trace.h"
-#include "etl_private.h"
-#include "etl_trace_private.h"
-#include "etl_trace_core.h"
+#include "lib/read/read_internal.h"
+#include "lib/trace/trace_seam.h"
+#include "lib/trace/trace_core.h"
 #include "testutil.h"
 
 /* ---- the test event ----------------------------------------------------- */

@@ -1,9 +1,9 @@
 /*
  * check_trace_write.c - the write kinds of the tracing runtime
- * (lib/etl_trace_write.c, lib/etl_trace_encode.c, lib/etl_tracelogging.h).
+ * (lib/trace/trace_write.c, lib/trace/trace_encode.c, include/etl_tracelogging.h).
  *
  * encode (the size / encode callbacks run into a byte buffer, decoded back
- * with the reader's header modules, formats/hdr_*.c):
+ * with the reader's header modules, formats/hdr/hdr_*.c):
  *   eh_manifest      EVENT_HEADER64 marker, every descriptor field, tid /
  *                    pid / timestamp from the stamp, thread activity id,
  *                    CPU times 0, flags 0 without items, exact size and
@@ -60,8 +60,8 @@
 #include "etl.h"
 #include "etl_trace.h"
 #include "etl_tracelogging.h"
-#include "etl_trace_encode.h"
-#include "../formats/formats.h"
+#include "lib/trace/trace_encode.h"
+#include "formats/hdr/hdr.h"
 #include "testutil.h"
 
 

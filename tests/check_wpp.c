@@ -1,5 +1,5 @@
 /*
- * check_wpp.c - WPP decoding (lib/etl_wpp.c, decoding.md §5):
+ * check_wpp.c - WPP decoding (lib/decode/wpp.c, decoding.md §5):
  * testdata/tmf/test.tmf with hand-built MESSAGE events covering every
  * supported item type and the format-string conversions, unknown messages,
  * truncated argument blobs, TMF loader errors, the standard prefix fields
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "etl.h"
-#include "etl_decode_private.h"
+#include "lib/decode/decode_internal.h"
 #include "testutil.h"
 
 #define TEST_TMF "testdata/tmf/test.tmf"

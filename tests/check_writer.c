@@ -1,5 +1,5 @@
 /*
- * check_writer.c - the writer's contract (lib/etl_writer.h):
+ * check_writer.c - the writer's contract (include/etl_writer.h):
  *
  *   roundtrip   every corpus file ($ETL_CORPUS, read-only) re-encoded with
  *               etl_writer_options_from_logfile() and read back equal, event
@@ -1971,7 +1971,7 @@ START_TEST(test_circular)
 	ck_assert_int_eq(markers, 1);
 	const uint8_t *h = out.p + LH;
 	ck_assert_uint_eq(tu_le32(h + 0x24), slots + 1);                    /* BuffersWritten */
-	/* etl_writer.c: "StartBuffers names the slot holding the oldest
+	/* lib/write/writer.c: "StartBuffers names the slot holding the oldest
 	 * buffer", counted as the file's buffer index (header buffer = 0). */
 	ck_assert_uint_eq(tu_le32(h + 0x28), oldest + 1);
 	ck_assert_uint_eq(oldest, total_bufs % slots);

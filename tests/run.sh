@@ -1,11 +1,13 @@
 #!/bin/sh
 # Runs every test of the project and ends with one line
-# "tests: N passed, M failed". Usage: tests/run.sh BUILD_DIR BIN_DIR
+# "tests: N passed, M failed". Usage: tests/run.sh BUILD_DIR
 #   - each Check program BUILD_DIR/tests/check_* (its suites count their tests),
-#   - each CLI test tests/cli/*.sh (one test each; run with ETLDUMP set),
+#   - each CLI test tests/cli/*.sh (one test each; run with ETLDUMP set to
+#     BUILD_DIR/bin/etldump: the other tools sit beside it, the test programs
+#     in BUILD_DIR/programs),
 #   - each fuzz harness replaying its corpus fuzz/corpus/NAME/.
-O=${1:-.build}
-BIN=${2:-cli}
+O=${1:-build}
+BIN=$O/bin
 passed=0
 failed=0
 failures=""

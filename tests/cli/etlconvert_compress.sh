@@ -2,7 +2,7 @@
 # --compress stores the buffers compressed and --no-compress uncompressed;
 # records, header types and the event listing stay those of the input.
 # Default: as the input. Corpus sources: ../shared/corpus/INDEX.md.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }

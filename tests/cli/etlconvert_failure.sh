@@ -9,7 +9,7 @@
 # write() returns EFBIG) makes the writer fail partway through the file.
 # /dev/full is not used: the writer makes its temporary beside the target,
 # which for /dev/full would be a file in /dev.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 F=$C/wdi-shutdown-perfdiag-kernel.etl

@@ -4,7 +4,7 @@
 # wdi-shutdown-perfdiag-kernel.etl (airbus-cert/etl-parser, Apache-2.0):
 # 17078 records, 3 of them in the header buffer (Header, Extension,
 # PartitionInfoExtension); PERFINFO64 8645, SYSTEM64 8433; Process 328.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 F=$C/wdi-shutdown-perfdiag-kernel.etl

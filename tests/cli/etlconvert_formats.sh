@@ -5,7 +5,7 @@
 # exit statuses. The output formats themselves are checked byte for byte
 # by tests/check_output.c (golden files). Corpus sources:
 # ../shared/corpus/INDEX.md.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 A=$C/wsl-lxcore-tracelogging.etl       # 2020-07-14, 4 records

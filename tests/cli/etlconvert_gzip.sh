@@ -2,7 +2,7 @@
 # An output path ending in .gz or .lz4 is compressed as a whole; etldump
 # reads it back transparently with the same listing. gzip/LZ4 inputs are
 # read too. Corpus sources: ../shared/corpus/INDEX.md.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }

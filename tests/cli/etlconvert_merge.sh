@@ -6,7 +6,7 @@
 # The logfile header is the first input's with LogFileName "[multiple
 # files]" and RELOG; the clock anchor is the earliest input's; lost counts
 # add up. Corpus sources: ../shared/corpus/INDEX.md.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }

@@ -4,7 +4,7 @@
 # with the SHA-256 of the input, also from standard input, from a gzip
 # copy, and into a .gz output. A truncated input is copied as far as it
 # goes (exit 2). Corpus files: see ../shared/corpus/INDEX.md for sources.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }

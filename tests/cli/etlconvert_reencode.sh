@@ -12,7 +12,7 @@
 # pid, tid and time); only its hex dump is left out of the comparison.
 # The file-order listing is not compared: the writer fills each
 # processor's buffers completely, so buffers are flushed in another order.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }

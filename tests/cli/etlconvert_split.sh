@@ -6,7 +6,7 @@
 # the listings, header records apart, concatenate to the input's.
 # wdi-shutdown-perfdiag-kernel.etl (airbus-cert/etl-parser, Apache-2.0):
 # 3 MB, 64 KiB buffers, 2 processors, 17078 records, 3 in the header buffer.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 F=$C/wdi-shutdown-perfdiag-kernel.etl

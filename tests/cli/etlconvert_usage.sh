@@ -2,7 +2,7 @@
 # etlconvert usage: errors exit 1 with a message and a hint to --help and
 # write nothing; --help and --version exit 0. Usage errors of the other
 # formats (xml, json, jsonl, csv, text) are in etlconvert_formats.sh.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 F=$C/wsl-lxcore-tracelogging.etl

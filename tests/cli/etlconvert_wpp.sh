@@ -3,7 +3,7 @@
 # available) converts to XML with exit 0, every MESSAGE record written with
 # its raw payload in a ProcessingErrorData element; --tmf loads a TMF file or
 # directory, and a bad TMF is a usage error naming the file and line.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }

@@ -2,7 +2,7 @@
 # --buffers: one line per buffer with offset, sizes, flags, type, cpu,
 # sequence and compressed -> inflated sizes
 # (microsoft/perfview SelfDescribingSingleEvent.etl, MIT).
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 

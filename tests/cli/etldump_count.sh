@@ -1,7 +1,7 @@
 #!/bin/sh
 # --count on corpus files prints the number of records measured
 # independently (corpus expected.json "events").
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 

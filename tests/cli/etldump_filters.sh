@@ -5,7 +5,7 @@
 # {0cd1c309-0878-4515-83db-749843b3f5c9} (pid 5876, tid 2868, cpus 5 and 3,
 # level 2, keyword 0x400000000000), at 12:04:36.9026510 and .9038717, 5.48 s
 # after the trace start 2020-07-14T12:04:31.1387363Z.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 F=$C/wsl-lxcore-tracelogging.etl
 fail() { echo "FAIL: $*"; exit 1; }

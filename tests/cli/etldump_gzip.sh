@@ -1,7 +1,7 @@
 #!/bin/sh
 # gzip- and LZ4-compressed inputs are read transparently and give the same
 # events as the plain file.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 d=$(mktemp -d) || exit 1

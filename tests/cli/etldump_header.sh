@@ -1,7 +1,7 @@
 #!/bin/sh
 # --header prints every logfile-header field, decoded
 # (airbus-cert/etl-parser AMSITrace.etl, Apache-2.0).
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # etldump --help and --version: usage on stdout, exit 0.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$E" --help) || fail "--help exited $?"

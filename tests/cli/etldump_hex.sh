@@ -1,7 +1,7 @@
 #!/bin/sh
 # --hex: after each event line, its payload as offset, 16 hex bytes, ASCII
 # (airbus-cert/etl-parser lxcore_kernel.etl, Apache-2.0).
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 

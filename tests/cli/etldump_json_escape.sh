@@ -4,7 +4,7 @@
 # The logger name of a copy of AMSITrace.etl (airbus-cert/etl-parser,
 # Apache-2.0) is patched: UTF-16LE "AMSIT" at 0x180 becomes
 # U+0001 '"' '\' U+D800 TAB.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 t=$(mktemp) || exit 1

@@ -2,7 +2,7 @@
 # The default listing: one aligned line per event with time, cpu, pid, tid,
 # header type, provider, id/opcode (+hook), level, keywords, payload size
 # (airbus-cert/etl-parser lxcore_kernel.etl, Apache-2.0).
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 

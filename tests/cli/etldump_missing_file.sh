@@ -1,7 +1,7 @@
 #!/bin/sh
 # An input that cannot be opened: exit 3 and a message naming it; the other
 # inputs are still processed.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 err=$(mktemp) || exit 1

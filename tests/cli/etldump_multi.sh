@@ -1,7 +1,7 @@
 #!/bin/sh
 # Several inputs: a "==> file <==" heading each, processed in turn; with
 # --summary --json one object per file.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 a=$C/wsl-lxcore-tracelogging.etl

@@ -5,7 +5,7 @@
 # {2c759654-e0cc-5e69-a99d-480ab2fa0c64}, eventsource-selfdescribing-
 # compressed.etl one of "MySource" {a61ea624-4944-55fc-c2a8-37838829438d}
 # (expected.json tracelogging_provider_names).
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 n=$("$E" --provider Atum-Hw3d --count "$C/hw3d-single-tracelogging.etl") || fail "exit $?"

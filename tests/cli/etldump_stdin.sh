@@ -1,7 +1,7 @@
 #!/bin/sh
 # '-' (and no file at all) reads standard input, in time and file order,
 # plain or gzip-compressed.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # --summary --json: exactly one JSON object with the documented keys,
 # checked against the corpus figures (expected.json). No python/jq needed.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 

@@ -2,7 +2,7 @@
 # A truncated copy of a corpus file (airbus-cert/etl-parser AMSITrace.etl,
 # Apache-2.0): exit 2, the loss reported on stderr with its offset, and the
 # complete records still printed.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 t=$(mktemp) || exit 1

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Usage errors exit 1 with a message and a hint to --help on stderr, and
 # print nothing on stdout.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 F=$C/wsl-lxcore-tracelogging.etl
 fail() { echo "FAIL: $*"; exit 1; }

@@ -2,7 +2,7 @@
 # Warnings are not damage: the event is still printed, the warning goes to
 # stderr, and the exit status stays 0. Copies of lxcore_kernel.etl
 # (airbus-cert/etl-parser, Apache-2.0) are patched.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
 fail() { echo "FAIL: $*"; exit 1; }
 t=$(mktemp) || exit 1

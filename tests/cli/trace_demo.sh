@@ -3,15 +3,13 @@
 # tracing runtime from two threads and prints "events N" last: the file
 # must hold exactly N events besides the EventTrace header records, 100 of
 # each of the six kinds, and etlconvert must decode every TraceLogging one.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 fail() { echo "FAIL: $*"; exit 1; }
 D=$(dirname "$E")
 C="$D/etlconvert"
-# Programs are built into $(O)/programs: beside the tools in a sanitizer
-# build (.build-san), in .build/programs for the normal one (tools in cli/).
-P="$D/programs"
-[ -x "$P/trace-demo" ] || P="$D/../.build/programs"
-[ -x "$P/trace-demo" ] || fail "trace-demo not built (looked in $D/programs, $P)"
+# Programs are built into BUILD_DIR/programs, beside BUILD_DIR/bin.
+P="$D/../programs"
+[ -x "$P/trace-demo" ] || fail "trace-demo not built (looked in $P)"
 T=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$T"' EXIT
 

@@ -4,12 +4,11 @@
 # tracing runtime from several threads and verify their output event by
 # event with libetl themselves (exit 0 only then). Here: each exits 0,
 # prints "events N" last, and etldump agrees with what they verified.
-E=${ETLDUMP:-./cli/etldump}
+E=${ETLDUMP:-./build/bin/etldump}
 fail() { echo "FAIL: $*"; exit 1; }
 D=$(dirname "$E")
-P="$D/programs"
-[ -x "$P/trace-sequential" ] || P="$D/../.build/programs"
-[ -x "$P/trace-sequential" ] || fail "programs not built"
+P="$D/../programs"
+[ -x "$P/trace-sequential" ] || fail "programs not built (looked in $P)"
 T=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$T"' EXIT
 

@@ -1,0 +1,988 @@
+/*
+ * out_json.c - JSON ("json": one document) and JSON lines ("jsonl": one
+ * object per line), the XML model mirrored key by key in the openwec shape
+ * (decoding.md §6.4):
+ *
+ *   {"System": {"Provider": {"Name": "...", "Guid": "{...}"},
+ *               "EventID": 1, "Version": 0, "Level": 4, "Task": 0,
+ *               "Opcode": 0, "Keywords": "0x8000000000000000",
+ *               "TimeCreated": "2020-02-17T12:48:30.4203138Z",
+ *               "Correlation": {"ActivityID": "{...}", "RelatedActivityID": "{...}"},
+ *               "Execution": {"ProcessID": 4, "ThreadID": 8, "ProcessorID": 0,
+ *                             "KernelTime": 0, "UserTime": 0},
+ *               "Channel": 0, "Computer": "", "UserID": "S-1-5-18"},
+ *    "EventData": {"name": value, "struct": {"member": value},
+ *                  "array": [value, ...]},
+ *    "RenderingInfo": {"Culture": "en-US", "Message": "...", "Level": "...",
+ *                      "Opcode": "...", "Task": "...", "Channel": "...",
+ *                      "Provider": "...", "Keywords": ["..."],
+ *                      "EventName": "..."},
+ *    "ExtendedTracingInfo": {"EventGuid": "{...}", "InstanceID": 1,
+ *                            "ParentInstanceID": 0, "ParentGuid": "{...}"}}
+ * (ExtendedTracingInfo for classic and kernel records; the instance keys
+ * for instance headers only.)
+ *
+ * Keys whose value is unknown are left out (Provider.Name, Correlation's,
+ * Execution's ProcessID/ThreadID/KernelTime/UserTime, UserID, each
+ * RenderingInfo key, RenderingInfo itself); an unknown time is
+ * "TimeCreated": null with "RawTime": the raw timestamp. An event that
+ * could not be decoded has, instead of EventData,
+ *   "ProcessingErrorData": {"ErrorCode": 11, "DataItemName": "",
+ *                           "EventPayload": "HEX", "Reason": "..."}.
+ * Values: integers are numbers, except beyond +-2^53 (JavaScript's exact
+ * range), which are decimal strings; hex-formatted integers, GUIDs, times,
+ * SIDs, binary and addresses are strings; booleans true/false; floats
+ * numbers (NaN and the infinities as strings). Strings are escaped by one
+ * routine (etl__out_json_string): " \ and controls escaped, bytes that are
+ * not UTF-8 as \ufffd.
+ *
+ * json:  {"Header":<header event or null>,\n"Events":[\n<event>,\n<event>\n]}\n
+ * jsonl: <header event or null>\n<event>\n...
+ * Events are written as they come (constant memory).
+ */
+#define ETL_BUILDING_LIB 1
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formats/out/out.h"
+#include "lib/common/fmt.h"
+
+struct json_priv {
+	int lines;                   /* jsonl                                 */
+	uint64_t events;             /* events written after the header       */
+	struct etl_outbuf val;
+	/* The provider GUID of the last event and its text ("{...}" with the
+	 * quotes): consecutive events mostly share their provider. */
+	int have_prov;
+	struct etl_guid prov;
+	char prov_text[ETL_FMT_GUID_LEN + 4];
+	/* The time of the last event up to its seconds, "2020-...:SS." (the
+	 * events of a trace come many per second). */
+	int have_sec;
+	int64_t sec;
+	size_t sec_len;
+	char sec_text[ETL_FMT_TIME_MAX];
+	struct sys_memo *sys;        /* SYS_MEMO_N entries, or NULL           */
+	struct key_memo *keys;       /* KEY_MEMO_N entries, or NULL           */
+	struct tail_memo *tail;      /* TAIL_MEMO_N entries, or NULL          */
+};
+
+/* The text of a record from its start to "TimeCreated": (provider, event
+ * id, version, level, task, opcode, keywords) by those values, the
+ * provider name compared by content: the events of a trace are of few
+ * kinds. Direct-mapped by a hash of the values. */
+#define SYS_MEMO_N 64u
+#define SYS_NAME_MAX 95u
+#define SYS_TEXT_MAX 320u
+struct sys_memo {
+	uint8_t used, has_name, version, level, opcode;
+	uint16_t id, task;
+	uint64_t keywords;
+	struct etl_guid prov;
+	uint64_t gen;                /* names_gen the name pointer is known in */
+	const char *name_ptr;
+	size_t text_len;
+	char name[SYS_NAME_MAX + 1];
+	char text[SYS_TEXT_MAX];
+};
+
+/* Property names as object keys ("name": escaped, without the comma) by
+ * the name's pointer, the name compared by content: the properties of an
+ * event kind share their name strings. Direct-mapped. */
+#define KEY_MEMO_N 1024u
+#define KEY_RAW_MAX 39u
+#define KEY_TEXT_MAX 48u
+struct key_memo {
+	const char *ptr;
+	uint64_t gen;                /* names_gen ptr is known in, or 0        */
+	uint8_t text_len;
+	char raw[KEY_RAW_MAX + 1];
+	char text[KEY_TEXT_MAX];
+};
+
+/* The RenderingInfo text after the message (Level .. EventName and the
+ * closing brace) by the seven names, compared by content. Direct-mapped
+ * by a hash of the name pointers (schemas hand out the same ones). */
+#define TAIL_MEMO_N 64u
+#define TAIL_KEYS 7
+#define TAIL_RAW_MAX 256u
+#define TAIL_TEXT_MAX 640u
+struct tail_memo {
+	int used;
+	uint64_t gen;                /* names_gen the pointers are known in    */
+	const char *ptr[TAIL_KEYS];
+	uint16_t off[TAIL_KEYS];     /* offset in raw, or 0xFFFF for NULL      */
+	size_t text_len;
+	char raw[TAIL_RAW_MAX];      /* the names, each NUL-terminated        */
+	char text[TAIL_TEXT_MAX];
+};
+
+/* etl_guid_equal() inline (a GUID is 16 bytes, no padding). */
+static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+_Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
+
+static int open_common(struct etl_output *o, int lines)
+{
+	struct json_priv *j = calloc(1, sizeof *j);
+	if (!j)
+		return ETL_FATAL;
+	j->lines = lines;
+	o->priv = j;
+	return ETL_OK;
+}
+
+static int json_open(struct etl_output *o)
+{
+	return open_common(o, 0);
+}
+
+static int jsonl_open(struct etl_output *o)
+{
+	return open_common(o, 1);
+}
+
+static void json_close(struct etl_output *o)
+{
+	struct json_priv *j = o->priv;
+	if (!j)
+		return;
+	etl__ob_free(&j->val);
+	free(j->sys);
+	free(j->keys);
+	free(j->tail);
+	free(j);
+	o->priv = NULL;
+}
+
+static void key(struct etl_outbuf *b, int *first, const char *k)
+{
+	if (!*first)
+		etl__ob_putc(b, ',');
+	*first = 0;
+	etl__ob_putc(b, '"');
+	etl__ob_puts(b, k);
+	ETL_OB_LIT(b, "\":");
+}
+
+static void str(struct etl_outbuf *b, const char *s)
+{
+	etl__out_json_string(b, s, s ? strlen(s) : 0);
+}
+
+/* A property name as an object key, after a comma unless first; from the
+ * memo when this name was seen (see struct key_memo). */
+static __attribute__((noinline)) void prop_key_miss(struct json_priv *j, struct etl_outbuf *b,
+                                                    const char *nm, int comma, struct key_memo *m,
+                                                    uint64_t gen);
+
+static inline struct key_memo *key_slot(struct json_priv *j, const char *nm)
+{
+	uintptr_t h = (uintptr_t)nm;
+	return &j->keys[(h ^ h >> 5 ^ h >> 13) % KEY_MEMO_N];
+}
+
+/* Inline: the memo hit, once per property. */
+static inline void prop_key(struct json_priv *j, struct etl_outbuf *b, const char *name, int comma,
+                            uint64_t gen)
+{
+	const char *nm = name ? name : "";
+	struct key_memo *m = j->keys ? key_slot(j, nm) : NULL;
+	if (m && m->ptr == nm && ((gen && m->gen == gen) || strcmp(m->raw, nm) == 0)) {
+		m->gen = gen;
+		char *o = etl__ob_room(b, KEY_TEXT_MAX + 1);
+		if (!o)
+			return;
+		*o = ',';
+		o += comma != 0;
+		memcpy(o, m->text, KEY_TEXT_MAX);
+		b->len += (size_t)(comma != 0) + m->text_len;
+		return;
+	}
+	prop_key_miss(j, b, nm, comma, m, gen);
+}
+
+static void prop_key_miss(struct json_priv *j, struct etl_outbuf *b, const char *nm, int comma,
+                          struct key_memo *m, uint64_t gen)
+{
+	if (!m) {
+		if (!j->keys && !(j->keys = calloc(KEY_MEMO_N, sizeof *j->keys))) {
+			etl__out_json_key(b, nm, strlen(nm), comma);
+			return;
+		}
+		m = key_slot(j, nm);
+	}
+	size_t n = strlen(nm);
+	size_t start = b->len + (comma != 0);
+	etl__out_json_key(b, nm, n, comma);
+	size_t kl = b->len - start;
+	if (b->oom || n > KEY_RAW_MAX || kl > KEY_TEXT_MAX) {
+		m->ptr = NULL;
+		return;
+	}
+	memcpy(m->text, b->p + start, kl);
+	m->gen = gen;
+	m->ptr = nm;
+	m->text_len = (uint8_t)kl;
+	memcpy(m->raw, nm, n + 1);
+}
+
+/* Appends a key known to need no escaping, with its separator: the
+ * literal holds the comma, quotes and colon ("\"EventID\":" or
+ * ",\"EventID\":"), so nothing is measured or escaped at run time. */
+#define KEY(b, lit) ETL_OB_LIT(b, lit)
+
+static void guid(struct etl_outbuf *b, const struct etl_guid *g)
+{
+	etl__ob_putc(b, '"');
+	etl__out_guid(b, g);
+	etl__ob_putc(b, '"');
+}
+
+/* The character of p when p is a character (an 8- or 16-bit integer with
+ * a String out type; char arrays hold one per element) below U+0080, whose
+ * text is that one byte; -1 otherwise. */
+static inline int ascii_char(const struct etl_prop *p)
+{
+	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || p->out_type != ETL_OUT_STRING)
+		return -1;
+	uint64_t c;
+	if (p->in_type == ETL_IN_INT8 || p->in_type == ETL_IN_UINT8)
+		c = p->v.u & 0xFF;
+	else if (p->in_type == ETL_IN_INT16 || p->in_type == ETL_IN_UINT16)
+		c = p->v.u & 0xFFFF;
+	else
+		return -1;
+	return c < 0x80 ? (int)c : -1;
+}
+
+/* An ASCII character as a JSON string: "c", or escaped. */
+static void put_ascii_char(struct etl_outbuf *b, int ch)
+{
+	char *o = etl__ob_room(b, 8);
+	if (!o)
+		return;
+	o[0] = '"';
+	size_t n = 1;
+	if (ch >= 0x20 && ch != '"' && ch != '\\')
+		o[n++] = (char)ch;
+	else
+		n += etl__out_json_escape_ascii(o + 1, (unsigned char)ch);
+	o[n++] = '"';
+	b->len += n;
+}
+
+/* An integer shown in plain decimal: no out type, an in type that is not
+ * one of the hex ones (etl__out_value() would write the same digits). */
+static int plain_decimal(const struct etl_prop *p)
+{
+	return (p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT) && p->out_type == ETL_OUT_NULL &&
+	       p->in_type != ETL_IN_HEXINT32 && p->in_type != ETL_IN_HEXINT64 &&
+	       p->in_type != ETL_IN_POINTER;
+}
+
+#define JSON_SAFE_INT 9007199254740992LL   /* 2^53: beyond, numbers are strings */
+
+/* A scalar value. Plain decimal integers and ASCII characters are written
+ * directly; text that cannot hold anything to escape (hex, GUIDs, times,
+ * ...) is formatted straight into b and quoted afterwards when it is a
+ * string; strings and other characters go through the escaping. */
+static __attribute__((noinline)) void scalar_any(struct json_priv *j, struct etl_outbuf *b,
+                                                  const struct etl_prop *p)
+{
+	if (plain_decimal(p)) {                 /* the most common value */
+		int safe = p->kind == ETL_VAL_INT ? p->v.i > -JSON_SAFE_INT && p->v.i < JSON_SAFE_INT
+		                                  : p->v.u < (uint64_t)JSON_SAFE_INT;
+		char *o = etl__ob_room(b, ETL_FMT_I64_MAX + 2);
+		if (!o)
+			return;
+		char *q = o;
+		if (!safe)
+			*q++ = '"';
+		q += p->kind == ETL_VAL_INT ? etl__fmt_i64(q, p->v.i) : etl__fmt_u64(q, p->v.u);
+		if (!safe)
+			*q++ = '"';
+		b->len += (size_t)(q - o);
+		return;
+	}
+	if (p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT) {        /* hex: "0x..." */
+		char *o = etl__ob_room(b, ETL_OUT_HEX_INT_MAX + 2);
+		if (!o)
+			return;
+		size_t n = etl__out_hex_int(o + 1, p);
+		if (n) {
+			o[0] = '"';
+			o[n + 1] = '"';
+			b->len += n + 2;
+			return;
+		}
+	}
+	int ch = ascii_char(p);
+	if (ch >= 0) {
+		put_ascii_char(b, ch);
+		return;
+	}
+	if (p->kind == ETL_VAL_STRING) {
+		etl__out_json_string(b, p->v.str.s ? p->v.str.s : "", p->v.str.s ? p->v.str.len : 0);
+		return;
+	}
+	if (etl__out_value_needs_escape(p)) {
+		j->val.len = 0;
+		int vt = etl__out_value(&j->val, p);
+		if (j->val.oom)
+			b->oom = 1;
+		if (vt == ETL_OUTV_NUMBER || vt == ETL_OUTV_BOOL)
+			etl__ob_put(b, j->val.p, j->val.len);
+		else if (vt == ETL_OUTV_NULL)
+			ETL_OB_LIT(b, "null");
+		else
+			etl__out_json_string(b, j->val.p ? j->val.p : "", j->val.len);
+		return;
+	}
+	size_t start = b->len;
+	int vt = etl__out_value(b, p);
+	if (b->oom)
+		return;
+	if (vt == ETL_OUTV_NULL) {
+		b->len = start;
+		ETL_OB_LIT(b, "null");
+	} else if (vt == ETL_OUTV_STRING) {
+		/* Plain ASCII: quote it in place. */
+		size_t n = b->len - start;
+		char *o = etl__ob_room(b, 2);
+		if (!o)
+			return;
+		memmove(b->p + start + 1, b->p + start, n);
+		b->p[start] = '"';
+		b->p[start + n + 1] = '"';
+		b->len += 2;
+	}
+}
+
+/* scalar_any() with its two most common cases inline: plain decimal
+ * integers and hex ones ("0x..."), the bulk of the values. */
+static inline void scalar(struct json_priv *j, struct etl_outbuf *b, const struct etl_prop *p)
+{
+	if (p->kind == ETL_VAL_UINT && p->out_type == ETL_OUT_NULL && p->in_type != ETL_IN_HEXINT32 &&
+	    p->in_type != ETL_IN_HEXINT64 && p->in_type != ETL_IN_POINTER && p->v.u < (uint64_t)JSON_SAFE_INT) {
+		char *o = etl__ob_room(b, ETL_FMT_U64_MAX);
+		if (o)
+			b->len += etl__fmt_u64(o, p->v.u);
+		return;
+	}
+	if (p->kind == ETL_VAL_UINT && (p->out_type == ETL_OUT_HEXINT64 || p->out_type == ETL_OUT_HEXINT32 ||
+	                                (p->out_type == ETL_OUT_NULL && p->in_type == ETL_IN_POINTER))) {
+		char *o = etl__ob_room(b, ETL_OUT_HEX_INT_MAX + 2);
+		if (o) {
+			size_t n = etl__out_hex_int(o + 1, p);   /* hex: n > 0 */
+			o[0] = '"';
+			o[n + 1] = '"';
+			b->len += n + 2;
+		}
+		return;
+	}
+	scalar_any(j, b, p);
+}
+
+static void array(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r,
+                  uint32_t first, uint32_t count, unsigned depth);
+
+static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r,
+                 uint32_t i, unsigned depth)
+{
+	const struct etl_prop *p = &r->props[i];
+	if (p->kind != ETL_VAL_STRUCT && p->kind != ETL_VAL_ARRAY) {
+		scalar(j, b, p);
+		return;
+	}
+	uint32_t first, count;
+	etl__out_children(r, i, depth, &first, &count);
+	if (p->kind == ETL_VAL_ARRAY) {
+		array(j, b, r, first, count, depth);
+		return;
+	}
+	etl__ob_putc(b, '{');                   /* a struct: its members */
+	for (uint32_t k = 0; k < count; k++) {
+		prop_key(j, b, r->props[first + k].name, k != 0, r->names_gen);
+		prop(j, b, r, first + k, depth + 1);
+	}
+	etl__ob_putc(b, '}');
+}
+
+/* kind, in_type and out_type of p as one 64-bit value, to compare element
+ * types with one comparison. The three fields are adjacent in struct
+ * etl_prop (checked below); read through the struct's bytes. */
+_Static_assert(sizeof(int) == 4 &&
+               offsetof(struct etl_prop, in_type) == offsetof(struct etl_prop, kind) + 4 &&
+               offsetof(struct etl_prop, out_type) == offsetof(struct etl_prop, kind) + 6,
+               "kind, in_type, out_type are 8 adjacent bytes");
+static inline uint64_t type_key(const struct etl_prop *p)
+{
+	uint64_t k;
+	memcpy(&k, (const unsigned char *)p + offsetof(struct etl_prop, kind), sizeof k);
+	return k;
+}
+
+/* Writes the run of elements e[0 .. n) that are ASCII characters of the
+ * type of e[0], each as ,"c" or ,"\escape" (no comma before the array's
+ * first element, at_start); returns how many. Char arrays hold one element
+ * per character, thousands per event, hence this loop with the type taken
+ * from the first element and room reserved per block. */
+static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint32_t n, int at_start)
+{
+	if (n == 0 || ascii_char(e) < 0)
+		return 0;
+	const uint64_t key = type_key(e);       /* e is a character: String out type */
+	const uint64_t mask = e->in_type == ETL_IN_INT8 || e->in_type == ETL_IN_UINT8 ? 0xFF : 0xFFFF;
+	size_t comma = !at_start;
+	uint32_t k = 0;
+	while (k < n) {
+		uint32_t block = n - k < 1024 ? n - k : 1024;
+		char *o = etl__ob_room(b, 9 * (size_t)block);
+		if (!o)
+			return k;
+		char *start = o;
+		uint32_t end = k + block;
+		for (; k < end; k++) {
+			const struct etl_prop *p = &e[k];
+			uint64_t c = p->v.u & mask;
+			if (type_key(p) != key || c >= 0x80)
+				break;
+			o[0] = ',';
+			o += comma;                 /* none before the first element */
+			comma = 1;
+			*o++ = '"';
+			if (etl__json_plain[c])
+				*o++ = (char)c;
+			else
+				o += etl__out_json_escape_ascii(o, (unsigned char)c);
+			*o++ = '"';
+		}
+		b->len += (size_t)(o - start);
+		if (k < end)
+			break;
+	}
+	return k;
+}
+
+/* Writes the run of elements e[0 .. n) that are hex integers of the type
+ * of e[0] (pointers, stacks: thousands per event in some traces), each as
+ * ,"0x..." (no comma before the array's first element, at_start), in room
+ * reserved per block; returns how many. */
+static uint32_t hex_ints(struct etl_outbuf *b, const struct etl_prop *e, uint32_t n, int at_start)
+{
+	if (n == 0 || e->kind != ETL_VAL_UINT || !etl__out_is_hex_type(e))
+		return 0;
+	const uint64_t key = type_key(e);
+	size_t comma = !at_start;
+	uint32_t k = 0;
+	while (k < n) {
+		uint32_t block = n - k < 256 ? n - k : 256;
+		char *o = etl__ob_room(b, (ETL_OUT_HEX_INT_MAX + 3) * (size_t)block);
+		if (!o)
+			return k;
+		char *q = o;
+		uint32_t end = k + block;
+		for (; k < end; k++) {
+			const struct etl_prop *p = &e[k];
+			if (type_key(p) != key)
+				break;
+			q[0] = ',';
+			q += comma;                 /* none before the first element */
+			comma = 1;
+			*q++ = '"';
+			q += etl__out_hex_int(q, p);
+			*q++ = '"';
+		}
+		b->len += (size_t)(q - o);
+		if (k < end)
+			break;
+	}
+	return k;
+}
+
+/* The elements props[first .. first + count) of an array. Character
+ * arrays hold one element per character, thousands per event: those that
+ * need no escaping are written here, the rest through prop(). */
+static void array(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r,
+                  uint32_t first, uint32_t count, unsigned depth)
+{
+	etl__ob_putc(b, '[');
+	uint32_t start = count ? hex_ints(b, &r->props[first], count, 1) : 0;
+	if (start) {
+		/* the elements after the run, if any, go on below */
+		if (start >= count || b->oom) {
+			etl__ob_putc(b, ']');
+			return;
+		}
+	}
+	for (uint32_t k = start; k < count; k++) {
+		const struct etl_prop *e = &r->props[first + k];
+		int ch = ascii_char(e);
+		if (ch >= 0) {
+			k += ascii_chars(b, e, count - k, k == 0);
+			if (k >= count || b->oom)
+				break;
+			e = &r->props[first + k];
+			ch = ascii_char(e);
+		}
+		if (k)
+			etl__ob_putc(b, ',');
+		if (ch >= 0)
+			put_ascii_char(b, ch);
+		else if (e->kind != ETL_VAL_STRUCT && e->kind != ETL_VAL_ARRAY)
+			scalar(j, b, e);
+		else
+			prop(j, b, r, first + k, depth + 1);
+	}
+	etl__ob_putc(b, ']');
+}
+
+/* The provider GUID as a JSON string, from the memo when it is the same
+ * as the last event's. */
+static void provider_guid(struct json_priv *j, struct etl_outbuf *b, const struct etl_guid *g)
+{
+	if (!j->have_prov || !guid_eq(&j->prov, g)) {
+		j->prov_text[0] = '"';
+		j->prov_text[1] = '{';
+		etl__fmt_guid(j->prov_text + 2, g);
+		j->prov_text[ETL_FMT_GUID_LEN + 2] = '}';
+		j->prov_text[ETL_FMT_GUID_LEN + 3] = '"';
+		j->prov = *g;
+		j->have_prov = 1;
+	}
+	etl__ob_put(b, j->prov_text, sizeof j->prov_text);
+}
+
+static uint32_t sys_hash(const struct etl_out_rec *r)
+{
+	uint32_t h = r->provider.data1 ^ (uint32_t)r->event_id * 2654435761u ^
+	             (uint32_t)r->opcode << 8 ^ (uint32_t)r->version << 16 ^ (uint32_t)r->task * 40503u ^
+	             (uint32_t)r->level << 24 ^ (uint32_t)r->keywords ^ (uint32_t)(r->keywords >> 32);
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	h ^= h >> 12;
+	return h % SYS_MEMO_N;
+}
+
+static int sys_match(const struct sys_memo *m, const struct etl_out_rec *r)
+{
+	return m->used && m->id == r->event_id && m->version == r->version && m->level == r->level &&
+	       m->opcode == r->opcode && m->task == r->task && m->keywords == r->keywords &&
+	       guid_eq(&m->prov, &r->provider) && m->has_name == (r->provider_name != NULL) &&
+	       (!r->provider_name || strcmp(m->name, r->provider_name) == 0);
+}
+
+/* The System text up to "TimeCreated": (see struct sys_memo). */
+static void system_head(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	ETL_OB_LIT(b, "\"System\":{\"Provider\":{");
+	if (r->provider_name) {
+		KEY(b, "\"Name\":");
+		str(b, r->provider_name);
+		KEY(b, ",\"Guid\":");
+	} else {
+		KEY(b, "\"Guid\":");
+	}
+	provider_guid(j, b, &r->provider);
+	KEY(b, "},\"EventID\":");
+	etl__ob_u64(b, r->event_id);
+	KEY(b, ",\"Version\":");
+	etl__ob_u64(b, r->version);
+	KEY(b, ",\"Level\":");
+	etl__ob_u64(b, r->level);
+	KEY(b, ",\"Task\":");
+	etl__ob_u64(b, r->task);
+	KEY(b, ",\"Opcode\":");
+	etl__ob_u64(b, r->opcode);
+	KEY(b, ",\"Keywords\":\"0x");
+	etl__ob_hex64(b, r->keywords);
+	KEY(b, "\",\"TimeCreated\":");
+}
+
+static void system_head_memo(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	if (!j->sys && !(j->sys = calloc(SYS_MEMO_N, sizeof *j->sys))) {
+		system_head(j, b, r);
+		return;
+	}
+	struct sys_memo *m = &j->sys[sys_hash(r)];
+	if (m->used && r->names_gen && m->gen == r->names_gen && m->name_ptr == r->provider_name &&
+	    m->id == r->event_id && m->version == r->version && m->level == r->level &&
+	    m->opcode == r->opcode && m->task == r->task && m->keywords == r->keywords &&
+	    guid_eq(&m->prov, &r->provider)) {
+		etl__ob_put(b, m->text, m->text_len);   /* the same name: no compare */
+		return;
+	}
+	if (sys_match(m, r)) {
+		m->gen = r->names_gen;
+		m->name_ptr = r->provider_name;
+		etl__ob_put(b, m->text, m->text_len);
+		return;
+	}
+	size_t start = b->len;
+	system_head(j, b, r);
+	size_t nl = r->provider_name ? strlen(r->provider_name) : 0;
+	if (b->oom || b->len - start > SYS_TEXT_MAX || nl > SYS_NAME_MAX) {
+		m->used = 0;
+		return;
+	}
+	m->used = 1;
+	m->id = r->event_id;
+	m->version = r->version;
+	m->level = r->level;
+	m->opcode = r->opcode;
+	m->task = r->task;
+	m->keywords = r->keywords;
+	m->prov = r->provider;
+	m->has_name = r->provider_name != NULL;
+	memcpy(m->name, r->provider_name ? r->provider_name : "", nl + 1);
+	m->gen = r->names_gen;
+	m->name_ptr = r->provider_name;
+	m->text_len = b->len - start;
+	memcpy(m->text, b->p + start, m->text_len);
+}
+
+/* "TimeCreated"'s value (with its quotes), the text up to the seconds
+ * from the memo when the second is the last event's. */
+static void time_created(struct json_priv *j, struct etl_outbuf *b, int64_t ft)
+{
+	char *o = etl__ob_room(b, ETL_FMT_TIME_MAX + 2);
+	if (!o)
+		return;
+	char *q = o;
+	*q++ = '"';
+	if (ft >= 0 && j->have_sec && ft / 10000000 == j->sec) {
+		memcpy(q, j->sec_text, j->sec_len);
+		q += j->sec_len;
+		etl__fmt_frac7(q, (uint32_t)(ft % 10000000));
+		q[7] = 'Z';
+		q += 8;
+	} else {
+		size_t n = etl__fmt_filetime(q, ft);
+		j->have_sec = 0;
+		/* "...:SS.fffffffZ": the fraction is the last 8 bytes */
+		if (ft >= 0 && n > 8 && n - 8 <= sizeof j->sec_text && q[n - 9] == '.') {
+			j->have_sec = 1;
+			j->sec = ft / 10000000;
+			j->sec_len = n - 8;
+			memcpy(j->sec_text, q, n - 8);
+		}
+		q += n;
+	}
+	*q++ = '"';
+	b->len += (size_t)(q - o);
+}
+
+/* Appends a string literal at q (room known). */
+#define PUTL(q, lit) (memcpy((q), "" lit, sizeof(lit) - 1), (q) += sizeof(lit) - 1)
+#define SYS_REST_MAX 400u
+
+/* "{xxxxxxxx-...}" with its quotes at q; returns the end. */
+static char *put_guid(char *q, const struct etl_guid *g)
+{
+	q[0] = '"';
+	q[1] = '{';
+	etl__fmt_guid(q + 2, g);
+	q[ETL_FMT_GUID_LEN + 2] = '}';
+	q[ETL_FMT_GUID_LEN + 3] = '"';
+	return q + ETL_FMT_GUID_LEN + 4;
+}
+
+static void system_part(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	int f = 0;
+	system_head_memo(j, b, r);
+	if (r->has_time) {
+		time_created(j, b, r->utc);
+	} else {
+		ETL_OB_LIT(b, "null");
+		if (r->has_raw) {
+			KEY(b, ",\"RawTime\":");
+			int safe = r->raw > -9007199254740992LL && r->raw < 9007199254740992LL;
+			if (!safe)
+				etl__ob_putc(b, '"');
+			etl__ob_i64(b, r->raw);
+			if (!safe)
+				etl__ob_putc(b, '"');
+		}
+	}
+	/* The rest, but for the user SID, in room reserved once (SYS_REST_MAX
+	 * bytes at most: literals, two GUIDs and seven numbers). */
+	char *o = etl__ob_room(b, SYS_REST_MAX);
+	if (!o)
+		return;
+	char *q = o;
+	PUTL(q, ",\"Correlation\":{");
+	if (r->has_activity) {
+		PUTL(q, "\"ActivityID\":");
+		q = put_guid(q, &r->activity);
+	}
+	if (r->has_related) {
+		if (r->has_activity)
+			*q++ = ',';
+		PUTL(q, "\"RelatedActivityID\":");
+		q = put_guid(q, &r->related);
+	}
+	*q++ = '}';
+	if (r->has_exec) {
+		PUTL(q, ",\"Execution\":{");
+		if (r->has_pid) {
+			PUTL(q, "\"ProcessID\":");
+			q += etl__fmt_u64(q, r->pid);
+			PUTL(q, ",\"ThreadID\":");
+			q += etl__fmt_u64(q, r->tid);
+			PUTL(q, ",\"ProcessorID\":");
+		} else {
+			PUTL(q, "\"ProcessorID\":");
+		}
+		q += etl__fmt_u64(q, r->cpu);
+		if (r->has_cpu_times) {
+			PUTL(q, ",\"KernelTime\":");
+			q += etl__fmt_u64(q, r->kernel_time);
+			PUTL(q, ",\"UserTime\":");
+			q += etl__fmt_u64(q, r->user_time);
+		}
+		*q++ = '}';
+	}
+	PUTL(q, ",\"Channel\":");
+	q += etl__fmt_u64(q, r->channel);
+	PUTL(q, ",\"Computer\":\"\"");
+	b->len += (size_t)(q - o);
+	if (r->user_sid) {
+		key(b, &f, "UserID");
+		str(b, r->user_sid);
+	}
+	etl__ob_putc(b, '}');
+}
+
+static void rendering_tail(struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	if (r->r_level) {
+		KEY(b, ",\"Level\":");
+		str(b, r->r_level);
+	}
+	if (r->r_opcode) {
+		KEY(b, ",\"Opcode\":");
+		str(b, r->r_opcode);
+	}
+	if (r->r_task) {
+		KEY(b, ",\"Task\":");
+		str(b, r->r_task);
+	}
+	if (r->r_channel) {
+		KEY(b, ",\"Channel\":");
+		str(b, r->r_channel);
+	}
+	if (r->r_provider) {
+		KEY(b, ",\"Provider\":");
+		str(b, r->r_provider);
+	}
+	if (r->r_keywords && *r->r_keywords) {
+		KEY(b, ",\"Keywords\":");
+		etl__ob_putc(b, '[');
+		const char *s = r->r_keywords;
+		int first = 1;
+		while (*s) {
+			size_t n = strcspn(s, " ");
+			if (n) {
+				if (!first)
+					etl__ob_putc(b, ',');
+				first = 0;
+				etl__out_json_string(b, s, n);
+			}
+			s += n;
+			while (*s == ' ')
+				s++;
+		}
+		etl__ob_putc(b, ']');
+	}
+	if (r->r_event_name) {
+		KEY(b, ",\"EventName\":");
+		str(b, r->r_event_name);
+	}
+	etl__ob_putc(b, '}');
+}
+
+static void tail_keys(const struct etl_out_rec *r, const char *k[TAIL_KEYS])
+{
+	k[0] = r->r_level;
+	k[1] = r->r_opcode;
+	k[2] = r->r_task;
+	k[3] = r->r_channel;
+	k[4] = r->r_provider;
+	k[5] = r->r_keywords && *r->r_keywords ? r->r_keywords : NULL;
+	k[6] = r->r_event_name;
+}
+
+static void rendering_tail_memo(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	const char *k[TAIL_KEYS];
+	tail_keys(r, k);
+	if (!j->tail && !(j->tail = calloc(TAIL_MEMO_N, sizeof *j->tail))) {
+		rendering_tail(b, r);
+		return;
+	}
+	/* The slot by the event and opcode names, which tell most kinds
+	 * apart (a collision only costs a miss). */
+	uint64_t h = ((uint64_t)(uintptr_t)k[6] ^ (uint64_t)(uintptr_t)k[1] * 31u) * 0x9E3779B97F4A7C15ull;
+	struct tail_memo *m = &j->tail[(h >> 40) % TAIL_MEMO_N];
+	if (m->used) {
+		int i = 0;
+		if (r->names_gen && m->gen == r->names_gen) {    /* the same names */
+			while (i < TAIL_KEYS && m->ptr[i] == k[i])
+				i++;
+			if (i == TAIL_KEYS) {
+				etl__ob_put(b, m->text, m->text_len);
+				return;
+			}
+			i = 0;
+		}
+		for (; i < TAIL_KEYS; i++) {
+			if (m->off[i] == 0xFFFF ? k[i] != NULL : !k[i] || strcmp(m->raw + m->off[i], k[i]) != 0)
+				break;
+		}
+		if (i == TAIL_KEYS) {
+			m->gen = r->names_gen;
+			memcpy(m->ptr, k, sizeof m->ptr);
+			etl__ob_put(b, m->text, m->text_len);
+			return;
+		}
+	}
+	size_t start = b->len;
+	rendering_tail(b, r);
+	m->used = 0;
+	if (b->oom || b->len - start > TAIL_TEXT_MAX)
+		return;
+	size_t at = 0;
+	for (int i = 0; i < TAIL_KEYS; i++) {
+		if (!k[i]) {
+			m->off[i] = 0xFFFF;
+			continue;
+		}
+		size_t n = strlen(k[i]);
+		if (n >= TAIL_RAW_MAX - at)
+			return;
+		m->off[i] = (uint16_t)at;
+		memcpy(m->raw + at, k[i], n + 1);
+		at += n + 1;
+	}
+	m->text_len = b->len - start;
+	memcpy(m->text, b->p + start, m->text_len);
+	m->gen = r->names_gen;
+	memcpy(m->ptr, k, sizeof m->ptr);
+	m->used = 1;
+}
+
+static void rendering_part(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	/* Culture comes first, so every other key has its comma. */
+	ETL_OB_LIT(b, ",\"RenderingInfo\":{\"Culture\":\"en-US\"");
+	if (r->r_message) {
+		KEY(b, ",\"Message\":");
+		str(b, r->r_message);
+	}
+	rendering_tail_memo(j, b, r);
+}
+
+static void guid_str(struct etl_outbuf *b, const struct etl_guid *g)
+{
+	guid(b, g);
+}
+
+/* tracerpt's ExtendedTracingInfo (decoding.md §6.3), as in the XML. The
+ * event GUID is mostly the provider's, whose text is in the memo. */
+static void ext_tracing_part(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	ETL_OB_LIT(b, ",\"ExtendedTracingInfo\":{\"EventGuid\":");
+	provider_guid(j, b, &r->event_guid);
+	if (r->has_instance) {
+		KEY(b, ",\"InstanceID\":");
+		etl__ob_u64(b, r->instance_id);
+		KEY(b, ",\"ParentInstanceID\":");
+		etl__ob_u64(b, r->parent_instance_id);
+		KEY(b, ",\"ParentGuid\":");
+		guid_str(b, &r->parent_guid);
+	}
+	etl__ob_putc(b, '}');
+}
+
+static void record(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	if (r->absent) {
+		etl__ob_puts(b, "null");
+		return;
+	}
+	etl__ob_putc(b, '{');
+	system_part(j, b, r);
+	if (r->has_data) {
+		int f = 1;
+		/* Locals: the compiler cannot know that writing b leaves r alone. */
+		const struct etl_prop *props = r->props;
+		const uint32_t n = r->n_props;
+		ETL_OB_LIT(b, ",\"EventData\":{");
+		for (uint32_t i = 0; i < n; i++) {
+			if (props[i].parent != ETL_PROP_NO_PARENT)      /* not top-level */
+				continue;
+			prop_key(j, b, props[i].name, !f, r->names_gen);
+			f = 0;
+			if (props[i].kind != ETL_VAL_STRUCT && props[i].kind != ETL_VAL_ARRAY)
+				scalar(j, b, &props[i]);
+			else
+				prop(j, b, r, i, 0);
+		}
+		etl__ob_putc(b, '}');
+	} else if (r->has_error) {
+		ETL_OB_LIT(b, ",\"ProcessingErrorData\":{\"ErrorCode\":");
+		etl__ob_u64(b, (unsigned)r->error_code);
+		ETL_OB_LIT(b, ",\"DataItemName\":\"\",\"EventPayload\":\"");
+		etl__out_hex(b, r->payload, r->payload_len);
+		etl__ob_puts(b, "\",\"Reason\":");
+		str(b, r->error_reason ? r->error_reason : "");
+		etl__ob_putc(b, '}');
+	}
+	if (r->has_rendering)
+		rendering_part(j, b, r);
+	if (r->has_ext_tracing)
+		ext_tracing_part(j, b, r);
+	etl__ob_putc(b, '}');
+}
+
+static int json_event(struct etl_output *o, const struct etl_out_rec *r)
+{
+	struct json_priv *j = o->priv;
+	struct etl_outbuf *b = &o->buf;
+	if (j->lines) {
+		record(j, b, r);
+		etl__ob_putc(b, '\n');
+	} else if (r->is_header) {
+		etl__ob_puts(b, "{\"Header\":");
+		record(j, b, r);
+		etl__ob_puts(b, ",\n\"Events\":[");
+	} else {
+		etl__ob_puts(b, j->events ? ",\n" : "\n");
+		record(j, b, r);
+	}
+	if (!r->is_header)
+		j->events++;
+	return etl__output_flush(o);
+}
+
+static int json_end(struct etl_output *o)
+{
+	struct json_priv *j = o->priv;
+	if (j->lines)
+		return ETL_OK;
+	etl__ob_puts(&o->buf, "\n]}\n");
+	return etl__output_flush(o);
+}
+
+const struct etl_out_ops etl__out_json = {
+	"json", json_open, NULL, json_event, json_end, json_close
+};
+
+const struct etl_out_ops etl__out_jsonl = {
+	"jsonl", jsonl_open, NULL, json_event, json_end, json_close
+};

@@ -1,0 +1,156 @@
+/*
+ * out_text.c - one human-readable line per event: etldump's columns
+ *
+ *   TIME  cpu=N pid=N tid=N KIND PROVIDER[/EVENT] id=N|op=N [hook=0xNNNN]
+ *   lvl=N kw=0xN size=N
+ *
+ * (padded as etldump pads them; PROVIDER is the decoder's provider name,
+ * else etldump's name, "component:N" or GUID; EVENT the decoder's event
+ * name or the EventTrace record name), then " name=value" per property
+ * leaf (etl__out_props_list). Lines end with LF.
+ *
+ * etl__out_props_list() is shared with out_csv.c: leaves of the property
+ * tree with flattened names ("s.member", "a[0]"), values as
+ * etl__out_text_value() quotes them; for an event that could not be
+ * decoded: ErrorCode=N Reason="..." EventPayload=HEX.
+ */
+#define ETL_BUILDING_LIB 1
+#include <stdlib.h>
+#include <string.h>
+#include "formats/out/out.h"
+
+struct list_walk {
+	struct etl_outbuf *b;
+	struct etl_outbuf val;
+	const char *sep;
+	int first;
+};
+
+static int list_leaf(void *arg, const char *name, size_t name_len, const struct etl_prop *p)
+{
+	struct list_walk *w = arg;
+	if (!w->first)
+		etl__ob_puts(w->b, w->sep);
+	w->first = 0;
+	etl__out_text_name(w->b, name, name_len);
+	etl__ob_putc(w->b, '=');
+	w->val.len = 0;
+	etl__out_value(&w->val, p);
+	if (w->val.oom)
+		return -1;
+	etl__out_text_value(w->b, w->val.p ? w->val.p : "", w->val.len);
+	return 0;
+}
+
+int etl__out_props_list(struct etl_outbuf *b, const struct etl_out_rec *r, const char *sep)
+{
+	struct list_walk w;
+	int rc = 0;
+	memset(&w, 0, sizeof w);
+	w.b = b;
+	w.sep = sep;
+	w.first = 1;
+	if (r->has_data) {
+		rc = etl__out_leaves(r, list_leaf, &w);
+	} else if (r->has_error) {
+		const char *reason = r->error_reason ? r->error_reason : "";
+		etl__ob_printf(b, "ErrorCode=%u%sReason=", (unsigned)r->error_code, sep);
+		etl__out_text_value(b, reason, strlen(reason));
+		etl__ob_printf(b, "%sEventPayload=", sep);
+		if (r->payload_len)
+			etl__out_hex(b, r->payload, r->payload_len);
+		else
+			etl__ob_puts(b, "\"\"");
+	}
+	etl__ob_free(&w.val);
+	return rc;
+}
+
+/* Pads with spaces so that the field started at start is width wide, then
+ * adds one separating space (as etldump does). */
+static void pad(struct etl_outbuf *b, size_t start, size_t width)
+{
+	while (b->len - start < width && !b->oom)
+		etl__ob_putc(b, ' ');
+	etl__ob_putc(b, ' ');
+}
+
+static int text_event(struct etl_output *o, const struct etl_out_rec *r)
+{
+	struct etl_outbuf *b = &o->buf;
+	char t[ETL_TIME_STRLEN];
+	size_t s;
+	if (r->absent)
+		return ETL_OK;
+	s = b->len;
+	if (r->has_time)
+		etl__ob_puts(b, etl_filetime_format(r->utc, t, sizeof t));
+	else if (r->has_raw)
+		etl__ob_printf(b, "ts=%lld", (long long)r->raw);
+	else
+		etl__ob_putc(b, '-');
+	pad(b, s, 28);
+	etl__ob_putc(b, ' ');
+	s = b->len;
+	if (r->has_exec)
+		etl__ob_printf(b, "cpu=%u", (unsigned)r->cpu);
+	else
+		etl__ob_puts(b, "cpu=-");
+	pad(b, s, 7);
+	s = b->len;
+	if (r->has_pid)
+		etl__ob_printf(b, "pid=%lu", (unsigned long)r->pid);
+	else
+		etl__ob_puts(b, "pid=-");
+	pad(b, s, 10);
+	s = b->len;
+	if (r->has_pid)
+		etl__ob_printf(b, "tid=%lu", (unsigned long)r->tid);
+	else
+		etl__ob_puts(b, "tid=-");
+	pad(b, s, 10);
+	s = b->len;
+	etl__ob_puts(b, r->kind_name ? r->kind_name : "-");
+	pad(b, s, 14);
+	s = b->len;
+	const char *prov = r->display ? r->display : "-";
+	size_t pl = strlen(prov);
+	etl__out_text_name(b, prov, pl > 160 ? 160 : pl);
+	if (r->event_name) {
+		etl__ob_putc(b, '/');
+		etl__out_text_name(b, r->event_name, strlen(r->event_name));
+	}
+	pad(b, s, 36);
+	s = b->len;
+	if (r->uses_id) {
+		etl__ob_printf(b, "id=%u", (unsigned)r->event_id);
+	} else {
+		etl__ob_printf(b, "op=%u", (unsigned)r->opcode);
+		if (r->has_hook)
+			etl__ob_printf(b, " hook=0x%04x", (unsigned)r->hook_id);
+	}
+	pad(b, s, 18);
+	s = b->len;
+	etl__ob_printf(b, "lvl=%u", (unsigned)r->level);
+	pad(b, s, 7);
+	s = b->len;
+	etl__ob_printf(b, "kw=0x%llx", (unsigned long long)r->keywords);
+	pad(b, s, 21);
+	if (r->ev)
+		etl__ob_printf(b, "size=%lu", (unsigned long)r->payload_size);
+	else
+		etl__ob_puts(b, "size=-");
+	size_t mark = b->len;
+	etl__ob_puts(b, "  ");
+	size_t after = b->len;
+	if (etl__out_props_list(b, r, " ") != 0)
+		b->oom = 1;
+	if (b->len == after && !b->oom)
+		b->len = mark;               /* no property: no trailing spaces */
+	etl__ob_putc(b, '\n');
+	return etl__output_flush(o);
+}
+
+const struct etl_out_ops etl__out_text = {
+	"text", NULL, NULL, text_event, NULL, NULL
+};

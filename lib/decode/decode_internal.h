@@ -1,0 +1,276 @@
+/*
+ * lib/decode/decode_internal.h - internals of the payload decoder shared between
+ * lib/decode/decoder.c (handle, dispatch, schema cache, result storage) and the
+ * per-source decoders (lib/decode/tracelogging.c for TraceLogging; manifest, MOF and WPP
+ * decoders plug in the same way).
+ *
+ * A per-source decoder is a pair of functions in the table of
+ * lib/decode/decoder.c: match() says whether an event is for it, decode() fills the
+ * result through the etl__dec_* helpers below. decode() returns ETL_OK,
+ * ETL_FAILED (after etl__dec_fail()) or ETL_FATAL (out of memory, after
+ * etl__dec_fail() with ETL_E_NOMEM).
+ */
+#ifndef ETL_DECODE_PRIVATE_H
+#define ETL_DECODE_PRIVATE_H
+
+#ifndef ETL_BUILDING_LIB
+#error "lib/decode/decode_internal.h is internal to libetl"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include "etl_decode.h"
+
+/* Most properties one event may produce. Every leaf consumes at least one
+ * payload byte, but empty structs and arrays do not, so nested constant-count
+ * arrays could otherwise multiply without bound. */
+#define ETL_DEC_MAX_PROPS (1u << 18)
+
+/* The schema cache is flushed when the schemas it holds exceed this many
+ * bytes (keys and parsed schemas together), so a file whose every event
+ * carries different metadata cannot make it grow without bound. */
+#define ETL_DEC_CACHE_MAX_BYTES (64u * 1024u * 1024u)
+
+/* ---- result storage -------------------------------------------------- */
+
+/* Reserves n consecutive zeroed properties (parent = ETL_PROP_NO_PARENT) and
+ * returns the index of the first, or UINT32_MAX when ETL_DEC_MAX_PROPS would
+ * be exceeded or memory runs out (*oom set to 1 in that case). Indices stay
+ * valid; pointers from etl__dec_prop() only until the next reserve. */
+uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom);
+
+/* The first member of struct etl_decoder (lib/decode/decoder.c): the property
+ * array, so that etl__dec_prop() is inline (a pointer to a struct, converted,
+ * points to its first member). */
+struct etl_dec_head {
+	struct etl_prop *props;
+};
+static inline struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx)
+{
+	return &((struct etl_dec_head *)(void *)d)->props[idx];
+}
+
+/* etl__dec_reserve() without initialising the properties: the caller
+ * assigns each of them whole (for arrays of thousands of elements, where
+ * zeroing first doubles the stores). */
+uint32_t etl__dec_reserve_raw(etl_decoder *d, uint32_t n, int *oom);
+
+/* n bytes of string storage valid until the next etl_decoder_decode();
+ * never moves once handed out. NULL on out-of-memory. */
+char *etl__dec_alloc(etl_decoder *d, size_t n);
+
+/* Gives back the end of the last etl__dec_alloc() block: p, allocated with
+ * n bytes, keeps only its first keep bytes (keep <= n). For conversions
+ * that reserve the worst case and use less. No effect when p is not the
+ * last block. */
+void etl__dec_shrink(etl_decoder *d, char *p, size_t n, size_t keep);
+
+/* The result being built (status/props are set by lib/decode/decoder.c). */
+struct etl_decoded *etl__dec_result(etl_decoder *d);
+
+/* Records the failure of the current event: status ETL_FAILED (ETL_FATAL for
+ * ETL_E_NOMEM), errcode, message. Returns ETL_FAILED or ETL_FATAL. */
+int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* etl__dec_fail(d, ETL_E_UNSUPPORTED, "no schema for this event:
+ * provider=GUID[ (name)], id=N, version=N") for ev, the same text. */
+int etl__dec_fail_noschema(etl_decoder *d, const struct etl_event *ev);
+
+/* ---- schema cache ---------------------------------------------------- */
+
+/* A cached schema: the per-source decoder owns what it points to and frees
+ * it with free_fn. key/key_len are a copy made by the cache. */
+struct etl_dec_schema {
+	void *data;
+	void (*free_fn)(void *data);
+	size_t cost;                /* bytes, for the cache bound           */
+};
+
+/* Hash of key bytes (64-bit; words of 8 bytes, then FNV-1a steps). Not
+ * stable across hosts: for in-memory tables only. */
+uint64_t etl__dec_hash(const void *key, size_t n, uint64_t h);
+#define ETL_DEC_HASH_INIT 0xcbf29ce484222325ull
+
+/* Looks key up; NULL when absent. */
+void *etl__dec_cache_find(etl_decoder *d, uint64_t hash, const void *key, size_t key_len);
+
+/* Adds data under key (which must not be present). May flush older entries
+ * first (never data itself). On out-of-memory frees data with free_fn and
+ * returns ETL_FATAL; ETL_OK otherwise. */
+int etl__dec_cache_add(etl_decoder *d, uint64_t hash, const void *key, size_t key_len,
+                       void *data, void (*free_fn)(void *), size_t cost);
+
+/* ---- names remembered by pointer (formats/out/out_json.c) ------------------ */
+
+/* A source decoder calls this when every name of its result (provider,
+ * event, task, opcode, level, channel and keywords names, property names)
+ * lives in schema memory or static storage, not in per-event storage
+ * (etl__dec_alloc()): such text stays unchanged until the decoder's
+ * schemas are freed. */
+void etl__dec_set_names_stable(etl_decoder *d);
+
+/* Non-zero when dec is this thread's last successful etl_decoder_decode()
+ * result and its names are stable: then the value is the current schema
+ * generation, and a name pointer seen (with its text) under the same
+ * generation still has that text. 0 otherwise (compare the text). */
+uint64_t etl__dec_names_trusted(const struct etl_decoded *dec);
+
+/* The manifest set (lib/decode/manifest.c) found in the cache, remembered so
+ * that it is not looked up per event; cleared when the cache is flushed
+ * (which frees the set). */
+void *etl__dec_mf_set(const etl_decoder *d);
+void etl__dec_set_mf_set(etl_decoder *d, void *set);
+
+/* A scratch buffer of at least n bytes owned by the decoder (for building
+ * cache keys); valid until the next call. NULL on out-of-memory. */
+uint8_t *etl__dec_scratch(etl_decoder *d, size_t n);
+
+/* Counts one schema parse (debug counter for tests and benchmarks). */
+void etl__dec_count_parse(etl_decoder *d);
+
+/*! etl__decoder_schema_parses() : how many schemas the decoder parsed since
+ *  etl_decoder_new() (cache misses). For tests. */
+uint64_t etl__decoder_schema_parses(const etl_decoder *d);
+
+/*! etl__decoder_cache_entries() : schemas in the cache now. For tests. */
+size_t etl__decoder_cache_entries(const etl_decoder *d);
+
+/* ---- per-source decoders -------------------------------------------- */
+
+/* TraceLogging (lib/decode/tracelogging.c): EVENT_HEADER events with an EVENT_SCHEMA_TL
+ * extended item. */
+int etl__tl_match(const struct etl_event *ev);
+int etl__tl_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* Classic / MOF kernel events (lib/decode/mof.c, tables in
+ * lib/decode/mof_kernel_classes.c): SYSTEM, COMPACT, PERFINFO, FULL and INSTANCE
+ * records of a built-in (class GUID, opcode, version). */
+int etl__mof_match(const struct etl_event *ev);
+int etl__mof_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* ---- text helpers (lib/decode/tracelogging.c) -------------------------------------- */
+
+/* Bytes of UTF-8 needed for n bytes of UTF-16LE (odd last byte ignored). */
+size_t etl__utf16_utf8_len(const uint8_t *p, size_t n);
+/* Converts n bytes of UTF-16LE to UTF-8 at out (etl__utf16_utf8_len()
+ * bytes); unpaired surrogates become U+FFFD. Returns bytes written. */
+size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out);
+/* Offset of the first UTF-16 NUL (two zero bytes at an even offset) in the
+ * n bytes at p, or n rounded down to even when there is none. */
+size_t etl__utf16_nul(const uint8_t *p, size_t n);
+/* The two above choosing the loop: simd 0 forces the portable one (for
+ * tests; etl__utf16_simd() tells whether there is an SSE2 one). */
+size_t etl__utf16_to_utf8_buf_ex(const uint8_t *p, size_t n, char *out, int simd);
+size_t etl__utf16_nul_ex(const uint8_t *p, size_t n, int simd);
+int etl__utf16_simd(void);
+/* Converts n bytes of UTF-16LE (odd last byte ignored) to a NUL-terminated
+ * UTF-8 string in decoder storage (etl__dec_alloc()), in one pass; *len
+ * gets its length. NULL on out-of-memory. */
+char *etl__dec_utf16(etl_decoder *d, const uint8_t *p, size_t n, size_t *len);
+
+/* ---- manifests (lib/decode/manifest.c) ---------------------------------- */
+
+/* Instrumentation-manifest events (decoding.md §3): every EVENT_HEADER event
+ * without an EVENT_SCHEMA_TL item. decode() looks the event up in the
+ * manifests loaded with etl_decoder_add_manifest() (kept in the schema cache
+ * under a reserved key) and fails with the dispatcher's "no schema for this
+ * event" message (ETL_E_UNSUPPORTED) when none defines it. */
+int etl__mf_match(const struct etl_event *ev);
+int etl__mf_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* Loads manifest XML held in memory (len bytes at xml, not NUL-terminated)
+ * into the decoder's manifest set, as etl_decoder_add_manifest() does for a
+ * file; name stands for the file in etl_decoder_errmsg() messages. Returns
+ * ETL_OK, ETL_FAILED (errmsg set, no event of it added) or ETL_FATAL. */
+int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_t len);
+
+/* ---- in-band EventSource manifests (lib/decode/inband.c) ----------------- */
+
+/* EVENT_HEADER events with id 0xFFFE and opcode 0xFE (EventSource's
+ * ManifestData event) without an EVENT_SCHEMA_TL item. decode() shows the
+ * ManifestEnvelope and the chunk as properties (event_name "ManifestData")
+ * and assembles the chunks per provider GUID; the complete manifest is
+ * loaded with etl__mf_load_memory(), so the provider's later events decode
+ * through etl__mf_decode(). Must come before the manifest row of the
+ * dispatch table. */
+#define ETL_INBAND_EVENT_ID   0xFFFEu
+#define ETL_INBAND_OPCODE     0xFEu
+#define ETL_INBAND_MAX_BYTES  (16u * 1024u * 1024u)   /* chunks being assembled, all providers */
+#define ETL_INBAND_MAX_LOADED (64u * 1024u * 1024u)   /* manifest bytes loaded per decoder */
+int etl__inband_match(const struct etl_event *ev);
+int etl__inband_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* ---- WPP / TMF (lib/decode/wpp.c) ---------------------------------------- */
+
+/* WPP messages (decoding.md §5): every MESSAGE event. decode() looks the
+ * (message GUID, message number) up in the TMF files loaded with
+ * etl_decoder_add_tmf() (kept in the schema cache under a reserved key) and
+ * fails with the dispatcher's "no schema for this event" message
+ * (ETL_E_UNSUPPORTED) when none defines it. */
+int etl__wpp_match(const struct etl_event *ev);
+int etl__wpp_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* Parses TMF text (len bytes, need not be NUL-terminated) as if read from
+ * the file `name` (used in error messages) and adds its messages to d.
+ * Same results as etl_decoder_add_tmf(). For the fuzzer and tests. */
+int etl__wpp_parse_tmf(etl_decoder *d, const char *name, const char *text, size_t len);
+
+/* ---- message rendering (lib/decode/message.c) ---------------------------- */
+
+/* A growable NUL-terminated string for rendering messages; max caps its
+ * length (bytes past it are dropped). Start with ETL_MSGBUF_INIT(max). */
+struct etl_msgbuf {
+	char *p;
+	size_t n, cap, max;
+	int oom;                    /* an allocation failed                  */
+};
+#define ETL_MSGBUF_INIT(max) { NULL, 0, 0, (max), 0 }
+
+/* Appends n bytes of s; dropped whole when b->max would be exceeded, sets
+ * b->oom when memory runs out. */
+void etl__msg_add(struct etl_msgbuf *b, const char *s, size_t n);
+/* Appends the NUL-terminated s. */
+void etl__msg_str(struct etl_msgbuf *b, const char *s);
+
+/* Copies the text into decoder string storage at *out and frees b's memory.
+ * Returns 0 (with *out NULL) when b->oom is set or memory runs out. */
+int etl__msg_finish(etl_decoder *d, struct etl_msgbuf *b, const char **out);
+
+/* Appends the default text of a property: its map name, else the value
+ * (hex for hex types, {GUID}, 0x-prefixed hex bytes for binary / SID). */
+void etl__msg_prop_text(struct etl_msgbuf *b, const struct etl_prop *p);
+
+/* !fmt! inserts: spec holds "%" plus the flags, width and precision (k
+ * bytes, room for 4 more). etl__msg_fmt_text() appends text (then frees it)
+ * through spec + "s" in a lim-byte scratch (inserts of 200 bytes or more
+ * unformatted); b->oom set if text->oom. etl__msg_fmt_int() appends a
+ * value through spec + "c" (low byte of u), "lld" (iv, for conv d / i) or
+ * "ll" conv (u). lim is at most 512. */
+void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_msgbuf *text, size_t lim);
+void etl__msg_fmt_int(struct etl_msgbuf *b, char *spec, size_t k, char conv, long long iv,
+                      unsigned long long u, size_t lim);
+
+/* Sets the message etl_decoder_errmsg() returns (schema loaders). */
+void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- schema files (lib/decode/dirlist.c) -------------------------------- */
+
+/* The files of directory path whose names end in one of suffixes
+ * (NULL-terminated list), as "path/name", sorted; hidden files skipped.
+ * ETL_OK (possibly none), ETL_FAILED when the directory cannot be opened
+ * (errno set), ETL_FATAL on out-of-memory. Free with etl__dir_list_free(). */
+int etl__dir_list(const char *path, const char *const *suffixes, char ***names, size_t *n);
+void etl__dir_list_free(char **names, size_t n);
+
+/* Loads path with load(d, ctx, file): a file directly, or every file of a
+ * directory whose name ends in one of suffixes, in name order, stopping at
+ * the first failure. what names the kind for messages ("*.tmf"). Returns
+ * load's status, or ETL_FAILED / ETL_FATAL with the decoder's message set
+ * when path cannot be read or holds no such file. */
+int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suffixes,
+                       const char *what, int (*load)(etl_decoder *d, void *ctx, const char *file),
+                       void *ctx);
+
+#endif /* ETL_DECODE_PRIVATE_H */

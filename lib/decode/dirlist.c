@@ -1,0 +1,109 @@
+/*
+ * lib/decode/dirlist.c - the schema files of a directory (manifests, TMF files),
+ * sorted by name so that loading order, and so "first definition wins",
+ * does not depend on the file system.
+ */
+#define ETL_BUILDING_LIB 1
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "lib/decode/decode_internal.h"
+
+static int has_suffix(const char *name, const char *suf)
+{
+	size_t a = strlen(name), b = strlen(suf);
+	return a > b && strcmp(name + a - b, suf) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int etl__dir_list(const char *path, const char *const *suffixes, char ***out, size_t *count)
+{
+	DIR *dir = opendir(path);
+	if (!dir)
+		return ETL_FAILED;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = ETL_OK;
+	struct dirent *de;
+	while ((de = readdir(dir)) != NULL) {
+		int want = 0;
+		for (size_t k = 0; suffixes[k] && !want; k++)
+			want = has_suffix(de->d_name, suffixes[k]);
+		if (de->d_name[0] == '.' || !want)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **p = realloc(names, nc * sizeof *p);
+			if (!p) {
+				rc = ETL_FATAL;
+				break;
+			}
+			names = p;
+			cap = nc;
+		}
+		size_t len = strlen(path) + 1 + strlen(de->d_name) + 1;
+		if (!(names[n] = malloc(len))) {
+			rc = ETL_FATAL;
+			break;
+		}
+		snprintf(names[n], len, "%s/%s", path, de->d_name);
+		n++;
+	}
+	closedir(dir);
+	if (rc == ETL_OK && n)
+		qsort(names, n, sizeof *names, cmp_str);
+	if (rc != ETL_OK) {
+		etl__dir_list_free(names, n);
+		names = NULL;
+		n = 0;
+	}
+	*out = names;
+	*count = n;
+	return rc;
+}
+
+void etl__dir_list_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suffixes,
+                       const char *what, int (*load)(etl_decoder *d, void *ctx, const char *file),
+                       void *ctx)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
+		return ETL_FAILED;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return load(d, ctx, path);
+	char **names = NULL;
+	size_t n = 0;
+	int rc = etl__dir_list(path, suffixes, &names, &n);
+	if (rc == ETL_FAILED) {
+		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
+		return ETL_FAILED;
+	}
+	if (rc == ETL_OK) {
+		if (!n) {
+			etl__dec_set_errmsg(d, "%s: no %s file in this directory", path, what);
+			rc = ETL_FAILED;
+		}
+		for (size_t i = 0; i < n && rc == ETL_OK; i++)
+			rc = load(d, ctx, names[i]);
+	} else {
+		etl__dec_set_errmsg(d, "%s: out of memory", path);
+	}
+	etl__dir_list_free(names, n);
+	return rc;
+}

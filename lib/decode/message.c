@@ -1,0 +1,142 @@
+/*
+ * lib/decode/message.c - message rendering shared by the manifest (lib/decode/manifest.c)
+ * and WPP (lib/decode/wpp.c) decoders: a growable string buffer with a size
+ * cap, the default text of a property, and the printf-style formatting of
+ * one %N!fmt! insert. Each source keeps its own parsing of the message
+ * string (insert syntax, prefix fields, quirks).
+ */
+#define ETL_BUILDING_LIB 1
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/decode/decode_internal.h"
+
+void etl__msg_add(struct etl_msgbuf *b, const char *s, size_t n)
+{
+	if (b->oom || n > b->max - b->n)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+void etl__msg_str(struct etl_msgbuf *b, const char *s)
+{
+	etl__msg_add(b, s, strlen(s));
+}
+
+int etl__msg_finish(etl_decoder *d, struct etl_msgbuf *b, const char **out)
+{
+	*out = NULL;
+	if (b->oom) {
+		free(b->p);
+		b->p = NULL;
+		return 0;
+	}
+	char *r = etl__dec_alloc(d, b->n + 1);
+	if (r) {
+		if (b->n)
+			memcpy(r, b->p, b->n);
+		r[b->n] = 0;
+		*out = r;
+	}
+	free(b->p);
+	b->p = NULL;
+	return r != NULL;
+}
+
+void etl__msg_prop_text(struct etl_msgbuf *b, const struct etl_prop *p)
+{
+	char t[128];
+	if (p->map_name) {
+		etl__msg_str(b, p->map_name);
+		return;
+	}
+	switch (p->kind) {
+	case ETL_VAL_BOOL: etl__msg_str(b, p->v.u ? "true" : "false"); return;
+	case ETL_VAL_INT: snprintf(t, sizeof t, "%lld", (long long)p->v.i); break;
+	case ETL_VAL_UINT:
+		if (p->out_type >= ETL_OUT_HEXINT8 && p->out_type <= ETL_OUT_HEXINT64)
+			snprintf(t, sizeof t, "0x%llX", (unsigned long long)p->v.u);
+		else if (p->in_type == ETL_IN_POINTER || p->in_type == ETL_IN_HEXINT32 || p->in_type == ETL_IN_HEXINT64)
+			snprintf(t, sizeof t, "0x%llX", (unsigned long long)p->v.u);
+		else
+			snprintf(t, sizeof t, "%llu", (unsigned long long)p->v.u);
+		break;
+	case ETL_VAL_FLOAT: snprintf(t, sizeof t, "%g", p->v.f); break;
+	case ETL_VAL_FILETIME: snprintf(t, sizeof t, "%lld", (long long)p->v.i); break;
+	case ETL_VAL_STRING: etl__msg_add(b, p->v.str.s, p->v.str.len); return;
+	case ETL_VAL_GUID: {
+		char g[ETL_GUID_STRLEN];
+		etl_guid_format(&p->v.guid, g);
+		snprintf(t, sizeof t, "{%s}", g);
+		break;
+	}
+	case ETL_VAL_BINARY: case ETL_VAL_SID:
+		etl__msg_str(b, "0x");
+		for (size_t i = 0; i < p->v.bin.len && i < 4096; i++) {
+			snprintf(t, sizeof t, "%02X", p->v.bin.p[i]);
+			etl__msg_str(b, t);
+		}
+		return;
+	default: return;
+	}
+	etl__msg_str(b, t);
+}
+
+void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_msgbuf *text, size_t lim)
+{
+	char t[512];
+	if (lim > sizeof t)
+		lim = sizeof t;
+	if (text->oom) {
+		b->oom = 1;
+		return;
+	}
+	spec[k++] = 's';
+	spec[k] = 0;
+	if (text->n < 200) {
+		snprintf(t, lim, spec, text->p ? text->p : "");
+		etl__msg_str(b, t);
+	} else {
+		etl__msg_add(b, text->p, text->n);
+	}
+	free(text->p);
+	text->p = NULL;
+}
+
+void etl__msg_fmt_int(struct etl_msgbuf *b, char *spec, size_t k, char conv, long long iv,
+                      unsigned long long u, size_t lim)
+{
+	char t[512];
+	if (lim > sizeof t)
+		lim = sizeof t;
+	if (conv == 'c') {
+		spec[k++] = 'c';
+		spec[k] = 0;
+		snprintf(t, lim, spec, (int)(unsigned char)u);
+	} else {
+		spec[k++] = 'l';
+		spec[k++] = 'l';
+		spec[k++] = conv == 'i' ? 'd' : conv;
+		spec[k] = 0;
+		if (conv == 'd' || conv == 'i')
+			snprintf(t, lim, spec, iv);
+		else
+			snprintf(t, lim, spec, u);
+	}
+	etl__msg_str(b, t);
+}

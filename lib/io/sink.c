@@ -1,0 +1,386 @@
+/*
+ * lib/io/sink.c - where the writer's bytes go, safely.
+ *
+ * A path is never written in place: bytes go to "<path>.tmp-XXXXXX" in the
+ * same directory, which is renamed over the target only when the file is
+ * complete (rename is atomic within a file system), so a failed or
+ * interrupted write leaves an existing target untouched and removes the
+ * temporary. A target ending in ".gz" or ".lz4" is compressed from the
+ * finished temporary into a second temporary, then renamed the same way.
+ *
+ * The tracing runtime writes its files in place instead
+ * (etl__out_open_path_inplace): the path itself is created, written as
+ * buffers are flushed, and kept whatever happens, so that a process that
+ * dies leaves a file readable up to its last flush. No codec then.
+ * Disk space is allocated ahead of such a file in large steps with
+ * FALLOC_FL_KEEP_SIZE (the file system's per-block allocation work is
+ * then done once per step, not on every write): the file's size stays
+ * what was written, so a reader of a file left by a crash sees exactly
+ * the bytes written, never a zero-filled tail; commit gives the space
+ * past the end back (ftruncate to the size). A process that dies (or an
+ * output abandoned after an error) leaves at most one step allocated
+ * past the end, freed with the file or by truncating it.
+ */
+#define ETL_BUILDING_LIB 1
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4frame.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "lib/write/write_internal.h"
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* A temporary file in path's directory; returns its fd, name in *tmp. */
+static int make_temp(const char *path, char **tmp)
+{
+	size_t n = strlen(path) + 16;
+	char *t = malloc(n);
+	if (!t) {
+		errno = ENOMEM;
+		return -1;
+	}
+	snprintf(t, n, "%s.tmp-XXXXXX", path);
+	int fd = mkstemp(t);
+	if (fd < 0) {
+		free(t);
+		return -1;
+	}
+	/* mkstemp makes it 0600; give it the mode a new file would get. */
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	*tmp = t;
+	return fd;
+}
+
+int etl__out_open_path(struct etl_out *o, const char *path)
+{
+	etl__out_release(o);
+	o->path = strdup(path);
+	if (!o->path) {
+		errno = ENOMEM;
+		return -1;
+	}
+	o->codec = ends_with(path, ".gz") ? ETL_CODEC_GZIP
+	         : ends_with(path, ".lz4") ? ETL_CODEC_LZ4 : ETL_CODEC_NONE;
+	o->fd = make_temp(path, &o->tmp);
+	if (o->fd < 0) {
+		free(o->path);
+		o->path = NULL;
+		return -1;
+	}
+	o->kind = ETL_OUT_PATH;
+	o->size = 0;
+	return 0;
+}
+
+int etl__out_open_path_inplace(struct etl_out *o, const char *path)
+{
+	etl__out_release(o);
+	o->path = strdup(path);
+	if (!o->path) {
+		errno = ENOMEM;
+		return -1;
+	}
+	o->codec = ETL_CODEC_NONE;
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (o->fd < 0) {
+		free(o->path);
+		o->path = NULL;
+		return -1;
+	}
+	o->kind = ETL_OUT_PATH;
+	o->in_place = 1;
+	o->size = 0;
+	o->prealloc_end = 0;
+	o->prealloc_off = 0;
+	o->prealloc_cap = 0;
+	return 0;
+}
+
+#define PREALLOC_MIN (4u << 20)
+#define PREALLOC_MAX (64u << 20)
+
+/* In place: makes sure disk space is allocated up to end, a step ahead
+ * (the size so far, from 4 to 64 MiB; not past prealloc_cap). Failure
+ * only turns this off: the write itself reports a full disk. */
+static void prealloc(struct etl_out *o, uint64_t end)
+{
+	if (!o->in_place || o->prealloc_off || end <= o->prealloc_end)
+		return;
+#ifdef FALLOC_FL_KEEP_SIZE
+	uint64_t step = o->size < PREALLOC_MIN ? PREALLOC_MIN : o->size > PREALLOC_MAX ? PREALLOC_MAX : o->size;
+	uint64_t from = o->prealloc_end > o->size ? o->prealloc_end : o->size;
+	uint64_t to = end + step;
+	if (o->prealloc_cap && to > o->prealloc_cap)
+		to = o->prealloc_cap > end ? o->prealloc_cap : end;
+	if (to <= from)
+		return;
+	int e = errno;
+	if (fallocate(o->fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(to - from)) == 0)
+		o->prealloc_end = to;
+	else
+		o->prealloc_off = 1;
+	errno = e;
+#else
+	o->prealloc_off = 1;
+#endif
+}
+
+void etl__out_open_fd(struct etl_out *o, int fd)
+{
+	memset(o, 0, sizeof *o);
+	o->kind = ETL_OUT_FD;
+	o->fd = fd;
+}
+
+void etl__out_open_sink(struct etl_out *o, etl_sink_write_fn fn, void *ctx)
+{
+	memset(o, 0, sizeof *o);
+	o->kind = ETL_OUT_SINK;
+	o->fd = -1;
+	o->fn = fn;
+	o->ctx = ctx;
+}
+
+int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n)
+{
+	if (o->kind == ETL_OUT_SINK) {
+		if (o->fn(o->ctx, off, data, n) != 0)
+			return -1;
+	} else {
+		prealloc(o, off + n);
+		const uint8_t *p = data;
+		size_t done = 0;
+		while (done < n) {
+			ssize_t k = pwrite(o->fd, p + done, n - done, (off_t)(off + done));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				if (k == 0)
+					errno = ENOSPC;
+				return -1;
+			}
+			done += (size_t)k;
+		}
+	}
+	if (off + n > o->size)
+		o->size = off + n;
+	return 0;
+}
+
+int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, int n)
+{
+	if (o->kind == ETL_OUT_SINK || n == 1) {
+		for (int i = 0; i < n; i++) {
+			if (etl__out_write(o, off, iov[i].iov_base, iov[i].iov_len) != 0)
+				return -1;
+			off += iov[i].iov_len;
+		}
+		return 0;
+	}
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += iov[i].iov_len;
+	prealloc(o, off + total);
+	struct iovec v[64];
+	int i = 0;
+	uint64_t pos = off;
+	while (i < n) {
+		int k = n - i > 64 ? 64 : n - i;
+		memcpy(v, iov + i, sizeof *v * (size_t)k);
+		struct iovec *p = v;
+		while (k > 0) {
+			ssize_t w = pwritev(o->fd, p, k, (off_t)pos);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				if (w == 0)
+					errno = ENOSPC;
+				return -1;
+			}
+			pos += (uint64_t)w;
+			/* Skips what was written (a short write stops anywhere). */
+			size_t left = (size_t)w;
+			while (k > 0 && left >= p->iov_len) {
+				left -= p->iov_len;
+				p++;
+				k--;
+				i++;
+			}
+			if (k > 0 && left) {
+				p->iov_base = (uint8_t *)p->iov_base + left;
+				p->iov_len -= left;
+			}
+		}
+	}
+	if (off + total > o->size)
+		o->size = off + total;
+	return 0;
+}
+
+/* Compresses the finished temporary into the target's codec. */
+static int compress_to(struct etl_out *o, int in_fd, int out_fd)
+{
+	uint8_t *in = malloc(1 << 20);
+	size_t out_cap = LZ4F_compressFrameBound(1 << 20, NULL) + 64;
+	uint8_t *out = malloc(out_cap > (1u << 20) + 4096 ? out_cap : (1u << 20) + 4096);
+	int rc = -1;
+	z_stream zs;
+	LZ4F_cctx *lz = NULL;
+	int zinit = 0;
+	if (!in || !out)
+		goto end;
+	if (o->codec == ETL_CODEC_GZIP) {
+		memset(&zs, 0, sizeof zs);
+		if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			goto end;
+		zinit = 1;
+	} else if (LZ4F_isError(LZ4F_createCompressionContext(&lz, LZ4F_VERSION))) {
+		goto end;
+	}
+	uint64_t pos = 0;
+	if (o->codec == ETL_CODEC_LZ4) {
+		size_t h = LZ4F_compressBegin(lz, out, out_cap, NULL);
+		if (LZ4F_isError(h) || write(out_fd, out, h) != (ssize_t)h)
+			goto end;
+	}
+	for (;;) {
+		ssize_t k = pread(in_fd, in, 1 << 20, (off_t)pos);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			goto end;
+		pos += (uint64_t)k;
+		int last = k == 0;
+		if (o->codec == ETL_CODEC_GZIP) {
+			zs.next_in = in;
+			zs.avail_in = (uInt)k;
+			do {
+				zs.next_out = out;
+				zs.avail_out = (uInt)out_cap;
+				int zr = deflate(&zs, last ? Z_FINISH : Z_NO_FLUSH);
+				if (zr == Z_STREAM_ERROR)
+					goto end;
+				size_t have = out_cap - zs.avail_out;
+				if (have && write(out_fd, out, have) != (ssize_t)have)
+					goto end;
+			} while (zs.avail_out == 0);
+		} else {
+			size_t h = last ? LZ4F_compressEnd(lz, out, out_cap, NULL)
+			                : LZ4F_compressUpdate(lz, out, out_cap, in, (size_t)k, NULL);
+			if (LZ4F_isError(h) || (h && write(out_fd, out, h) != (ssize_t)h))
+				goto end;
+		}
+		if (last)
+			break;
+	}
+	rc = 0;
+end:
+	if (zinit)
+		deflateEnd(&zs);
+	if (lz)
+		LZ4F_freeCompressionContext(lz);
+	free(in);
+	free(out);
+	if (rc != 0 && errno == 0)
+		errno = EIO;
+	return rc;
+}
+
+int etl__out_commit(struct etl_out *o)
+{
+	if (o->kind == ETL_OUT_FD) {
+		struct stat st;
+		/* Shorten a reused file to what this one wrote. */
+		if (fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > o->size)
+			return ftruncate(o->fd, (off_t)o->size);
+		return 0;
+	}
+	if (o->kind != ETL_OUT_PATH)
+		return 0;
+	if (o->in_place) {
+		if (ftruncate(o->fd, (off_t)o->size) != 0 || close(o->fd) != 0) {
+			int e = errno;
+			close(o->fd);
+			o->fd = -1;
+			errno = e;
+			return -1;
+		}
+		o->fd = -1;
+		o->kind = ETL_OUT_NONE;
+		return 0;
+	}
+	/* The temporary is new, so it only holds more than was written last
+	 * when a raw copy replaced a longer header buffer. */
+	if (ftruncate(o->fd, (off_t)o->size) != 0)
+		return -1;
+	if (o->codec != ETL_CODEC_NONE) {
+		char *tmp2 = NULL;
+		int fd2 = make_temp(o->path, &tmp2);
+		if (fd2 < 0)
+			return -1;
+		if (compress_to(o, o->fd, fd2) != 0 || close(fd2) != 0) {
+			int e = errno;
+			close(fd2);
+			unlink(tmp2);
+			free(tmp2);
+			errno = e;
+			return -1;
+		}
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = tmp2;
+	}
+	if (close(o->fd) != 0) {
+		o->fd = -1;
+		return -1;
+	}
+	o->fd = -1;
+	if (rename(o->tmp, o->path) != 0)
+		return -1;
+	free(o->tmp);
+	o->tmp = NULL;
+	o->kind = ETL_OUT_NONE;
+	return 0;
+}
+
+void etl__out_abandon(struct etl_out *o)
+{
+	if (o->kind == ETL_OUT_PATH) {
+		if (o->fd >= 0)
+			close(o->fd);
+		o->fd = -1;
+		/* In place: what was written stays (no temporary to remove).
+		 * Space allocated past its end is not given back here: the
+		 * writer abandoning may be a forked child's copy, whose idea of
+		 * the size is stale while the parent writes on. */
+		if (o->tmp)
+			unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+		o->kind = ETL_OUT_NONE;
+	}
+}
+
+void etl__out_release(struct etl_out *o)
+{
+	etl__out_abandon(o);
+	free(o->path);
+	free(o->tmp);
+	o->path = NULL;
+	o->tmp = NULL;
+	o->in_place = 0;
+	if (o->kind != ETL_OUT_FD)
+		o->fd = -1;
+}

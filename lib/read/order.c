@@ -1,0 +1,279 @@
+/*
+ * lib/read/order.c - globally time-ordered iteration.
+ *
+ * A file holds buffers in flush order. Each processor has its own stream
+ * of buffers, and records inside one buffer are in time order (spec
+ * format.md §1.7). So:
+ *   1. index pass: walk the buffer headers once, keeping 24 bytes per
+ *      buffer (offset, processor, sequence number);
+ *   2. group the index by processor and order each group by
+ *      SequenceNumber (file offset breaks ties);
+ *   3. k-way merge: every stream holds one loaded buffer and one look-ahead
+ *      event; a binary min-heap on (timestamp, stream) picks the next one.
+ * Memory: one buffer per processor (inflated buffers in the stream's own
+ * scratch; uncompressed ones borrow the mapped file) plus the index.
+ *
+ * Protocol with etl_reader_next(): the event handed out is the look-ahead
+ * of the stream at the top of the heap, which stays there; that stream is
+ * advanced (and sifted down) only at the next call, so the event stays
+ * valid until then.
+ */
+#define ETL_BUILDING_LIB 1
+#include <stdlib.h>
+#include <string.h>
+#include "lib/read/read_internal.h"
+
+static int cmp_index(const void *a, const void *b)
+{
+	const struct etl_index_entry *x = a, *y = b;
+	if (x->processor != y->processor)
+		return x->processor < y->processor ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
+static int push_index(struct etl_reader *r, const struct etl_buffer_info *bi)
+{
+	if (r->n_index == r->cap_index) {
+		size_t cap = r->cap_index ? r->cap_index * 2 : 64;
+		struct etl_index_entry *n = realloc(r->index, cap * sizeof *n);
+		if (!n)
+			return ETL_FAILED;
+		r->index = n;
+		r->cap_index = cap;
+	}
+	struct etl_index_entry *e = &r->index[r->n_index++];
+	e->off = bi->file_offset;
+	e->seq = bi->sequence;
+	e->processor = bi->processor;
+	return ETL_OK;
+}
+
+int etl__order_build(struct etl_reader *r)
+{
+	uint64_t off = 0;
+	r->indexed = 1;
+	for (;;) {
+		struct etl_buffer_info bi;
+		uint64_t next;
+		int rc = etl__buffer_header(r, off, &bi, &next, 1);
+		if (rc == ETL_FATAL)
+			return ETL_FATAL;
+		if (rc == ETL_END)
+			break;
+		if (rc == ETL_OK && push_index(r, &bi) != ETL_OK) {
+			etl__seterr(r, ETL_E_NOMEM, off, "Out of memory for the buffer index: buffers=%zu", r->n_index);
+			return ETL_FATAL;
+		}
+		if (next == UINT64_MAX)
+			break;
+		off = next;
+	}
+	/* A gzip / LZ4 wrapper found damaged while the input was spooled
+	 * (lib/io/source.c leaves the reason in src.errmsg). */
+	if (r->src.errmsg[0]) {
+		etl__pend(r, ETL_E_DECOMPRESS, off, "%s: offset=0x%llx (in the decompressed stream)",
+		          r->src.errmsg, (unsigned long long)off);
+		r->src.errmsg[0] = 0;
+	}
+	r->stats.bytes_in = 0;
+	if (r->n_index == 0)
+		return ETL_OK;
+	qsort(r->index, r->n_index, sizeof *r->index, cmp_index);
+	size_t n = 1;
+	for (size_t i = 1; i < r->n_index; i++)
+		if (r->index[i].processor != r->index[i - 1].processor)
+			n++;
+	r->streams = calloc(n, sizeof *r->streams);
+	r->heap = calloc(n, sizeof *r->heap);
+	r->adv = calloc(n, sizeof *r->adv);
+	if (!r->streams || !r->heap || !r->adv) {
+		etl__seterr(r, ETL_E_NOMEM, 0, "Out of memory for %zu processor streams", n);
+		return ETL_FATAL;
+	}
+	size_t k = 0;
+	r->streams[0].next_idx = 0;
+	for (size_t i = 1; i <= r->n_index; i++) {
+		if (i == r->n_index || r->index[i].processor != r->index[i - 1].processor) {
+			r->streams[k].end_idx = (uint32_t)i;
+			if (i < r->n_index)
+				r->streams[++k].next_idx = (uint32_t)i;
+		}
+	}
+	r->n_streams = n;
+	r->top_out = 0;
+	/* Prime in reverse so stream 0 (the header buffer's) is advanced first. */
+	for (size_t i = 0; i < n; i++)
+		r->adv[i] = n - 1 - i;
+	r->n_adv = n;
+	return ETL_OK;
+}
+
+void etl__order_free(struct etl_reader *r)
+{
+	for (size_t i = 0; i < r->n_streams; i++)
+		free(r->streams[i].bv.scratch);
+	free(r->streams);
+	free(r->heap);
+	free(r->adv);
+	free(r->index);
+	r->streams = NULL;
+	r->heap = r->adv = NULL;
+	r->index = NULL;
+	r->n_streams = r->n_heap = r->n_adv = r->n_index = 0;
+	r->top_out = 0;
+}
+
+/* Heap order: smaller timestamp first; the lower stream index breaks ties
+ * so the order is deterministic. */
+static int before(const struct etl_reader *r, size_t a, size_t b)
+{
+	const struct etl_stream *x = &r->streams[a], *y = &r->streams[b];
+	if (x->key != y->key)
+		return x->key < y->key;
+	return a < b;
+}
+
+static void heap_push(struct etl_reader *r, size_t s)
+{
+	size_t i = r->n_heap++;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!before(r, s, r->heap[parent]))
+			break;
+		r->heap[i] = r->heap[parent];
+		i = parent;
+	}
+	r->heap[i] = s;
+}
+
+static size_t heap_pop(struct etl_reader *r)
+{
+	size_t top = r->heap[0];
+	size_t last = r->heap[--r->n_heap];
+	size_t i = 0, n = r->n_heap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && before(r, r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!before(r, r->heap[c], last))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	if (n)
+		r->heap[i] = last;
+	return top;
+}
+
+/* The top stream's key changed (a stream's next key is mostly larger):
+ * moves it down to its place; a smaller one, below its children, stays. */
+static void heap_sift_top(struct etl_reader *r)
+{
+	size_t s = r->heap[0];
+	size_t i = 0, n = r->n_heap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && before(r, r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!before(r, r->heap[c], s))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	r->heap[i] = s;
+}
+
+/* Decodes the stream's next event into s->ev, loading its next buffer when
+ * the current one is exhausted. ETL_OK, ETL_END, ETL_FAILED, ETL_FATAL. */
+static int advance(struct etl_reader *r, struct etl_stream *s)
+{
+	for (;;) {
+		if (s->has_buffer) {
+			int rc = etl__buffer_next_record(r, &s->bv, &s->ev, s->warn, sizeof s->warn);
+			if (rc == ETL_OK || rc == ETL_WARN) {
+				s->ev_status = rc;
+				s->key = s->bv.last_ts;
+				return ETL_OK;
+			}
+			s->has_buffer = 0;
+			if (rc == ETL_FAILED)
+				return ETL_FAILED;
+		}
+		if (s->next_idx >= s->end_idx)
+			return ETL_END;
+		struct etl_buffer_info bi;
+		uint64_t next;
+		const struct etl_index_entry *e = &r->index[s->next_idx++];
+		int rc = etl__buffer_header(r, e->off, &bi, &next, 0);
+		if (rc == ETL_FATAL)
+			return ETL_FATAL;
+		if (rc != ETL_OK)
+			continue; /* cannot happen: indexed headers were valid */
+		r->stats.bytes_in = e->off;
+		rc = etl__buffer_load(r, &bi, &s->bv);
+		if (rc == ETL_FATAL)
+			return ETL_FATAL;
+		if (rc == ETL_FAILED)
+			return ETL_FAILED;
+		s->has_buffer = 1;
+	}
+}
+
+int etl__order_next(struct etl_reader *r, const struct etl_event **ev)
+{
+	for (;;) {
+		if (etl__pop_pending(r))
+			return ETL_FAILED;
+		if (r->n_adv > 0) {
+			size_t si = r->adv[r->n_adv - 1];
+			struct etl_stream *s = &r->streams[si];
+			int rc = advance(r, s);
+			if (rc == ETL_FATAL)
+				return ETL_FATAL;
+			if (rc == ETL_FAILED)
+				continue;   /* reported next turn; the stream goes on */
+			r->n_adv--;
+			if (rc == ETL_OK)
+				heap_push(r, si);
+			continue;
+		}
+		if (r->top_out) {
+			/* The stream whose event went out stays at the top of the
+			 * heap until now: advanced, it is sifted down (mostly a
+			 * step or two: streams run in long stretches), or leaves
+			 * the heap at its end. The same order as popping it and
+			 * pushing it back, the order being total. */
+			struct etl_stream *s = &r->streams[r->heap[0]];
+			int rc = advance(r, s);
+			if (rc == ETL_FATAL)
+				return ETL_FATAL;
+			if (rc == ETL_FAILED)
+				continue;   /* reported next turn; the stream goes on */
+			r->top_out = 0;
+			if (rc == ETL_OK)
+				heap_sift_top(r);
+			else
+				(void)heap_pop(r);
+			continue;
+		}
+		if (r->n_heap == 0)
+			return ETL_END;
+		size_t si = r->heap[0];
+		struct etl_stream *s = &r->streams[si];
+		r->top_out = 1;
+		r->stats.records++;
+		r->cur_buf = &s->bv.info;
+		*ev = &s->ev;
+		if (s->ev_status == ETL_WARN)
+			etl__seterr(r, ETL_E_UNSUPPORTED, s->ev.file_offset, "%s", s->warn);
+		return s->ev_status;
+	}
+}

@@ -1,0 +1,335 @@
+/*
+ * lib/trace/trace_buffers.c - a session's buffer pool and the per-processor
+ * reserve -> write -> commit path (seed 001: per-processor buffers, a free
+ * list, a logger thread that flushes them).
+ *
+ * Each processor has one word (struct etl__rt_cpu.slot) naming its current
+ * buffer, the offset of the next record and an epoch. A writer reserves
+ * with one compare-and-swap that advances the offset; the epoch changes
+ * whenever the slot gets another buffer, so a stale CAS always fails.
+ * After writing the record, the writer adds the record's size (and one
+ * event) to the buffer's commit word (release).
+ *
+ * A buffer leaves its slot when it is full (the writer that needs room
+ * swaps in a fresh buffer, or an empty slot when none is free), when the
+ * flush timer or a flush swaps partly filled buffers out, or at stop. The
+ * offset in the word at that moment is the buffer's reserved end; the
+ * logger waits until the committed bytes reach it (every reservation is
+ * committed or turned into a hole) before it writes the buffer.
+ *
+ * Giving a reservation back (routing failed in another session): if the
+ * slot word is still the one our CAS produced, a CAS back to the previous
+ * word returns the space; otherwise later records follow ours, and the
+ * space becomes a hole (ETL_RT_HOLE_MAGIC, size), committed as bytes
+ * without an event, which the logger squeezes out. Nothing else can reach
+ * the file.
+ *
+ * Memory: min_buffers allocated at start, more on demand (under the pool
+ * lock) up to max_buffers, never more; everything is freed at stop, after
+ * the writers have left (etl__rt_synchronize).
+ */
+#define ETL_BUILDING_LIB 1
+#define _GNU_SOURCE 1
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "lib/read/read_internal.h"
+#include "lib/trace/trace_core.h"
+
+#define HDR ETL_RT_HDR
+
+int etl__rt_pool_init(struct etl_session *s)
+{
+	s->cpus = aligned_alloc(64, sizeof *s->cpus * s->nproc);
+	s->bufs = aligned_alloc(64, sizeof *s->bufs * s->max_bufs);
+	if (s->bufs)
+		memset(s->bufs, 0, sizeof *s->bufs * s->max_bufs);
+	s->free_list = calloc(s->max_bufs, sizeof *s->free_list);
+	s->queue = calloc(s->max_bufs, sizeof *s->queue);
+	s->ring = calloc(s->max_bufs, sizeof *s->ring);
+	s->filled = calloc(s->nproc, sizeof *s->filled);
+	if (!s->cpus || !s->bufs || !s->free_list || !s->queue || !s->ring || !s->filled)
+		return ETL_FATAL;
+	for (uint32_t i = 0; i < s->nproc; i++) {
+		atomic_init(&s->cpus[i].slot, 0);
+		atomic_init(&s->cpus[i].lost, 0);
+	}
+	s->n_free = 0;
+	atomic_store(&s->n_alloc, 0);
+	s->q_head = s->q_count = s->r_head = s->r_count = 0;
+	s->wake_batch = s->max_bufs / 16;
+	if (s->wake_batch < 1)
+		s->wake_batch = 1;
+	if (s->wake_batch > 8)
+		s->wake_batch = 8;
+	for (uint32_t i = 0; i < s->p.min_buffers; i++) {
+		s->bufs[i].mem = malloc(s->bs);
+		if (!s->bufs[i].mem)
+			return ETL_FATAL;
+		atomic_store(&s->n_alloc, i + 1);
+		/* Free list as a stack: lowest index on top. */
+		s->free_list[s->p.min_buffers - 1 - i] = i;
+	}
+	s->n_free = s->p.min_buffers;
+	return ETL_OK;
+}
+
+void etl__rt_pool_free(struct etl_session *s)
+{
+	for (uint32_t i = 0; s->bufs && i < s->max_bufs; i++)
+		free(s->bufs[i].mem);
+	free(s->bufs);
+	free(s->cpus);
+	free(s->free_list);
+	free(s->queue);
+	free(s->ring);
+	free(s->filled);
+	s->filled = NULL;
+	s->bufs = NULL;
+	s->cpus = NULL;
+	s->free_list = s->queue = s->ring = NULL;
+}
+
+/* A free buffer, or -1. Lock held. */
+static long pool_take_locked(struct etl_session *s)
+{
+	if (s->n_free > 0)
+		return s->free_list[--s->n_free];
+	uint32_t n = atomic_load_explicit(&s->n_alloc, memory_order_relaxed);
+	if (n < s->max_bufs) {
+		s->bufs[n].mem = malloc(s->bs);
+		if (s->bufs[n].mem) {
+			atomic_store_explicit(&s->n_alloc, n + 1, memory_order_relaxed);
+			return n;
+		}
+	}
+	/* BUFFERING: the oldest buffer of the ring is overwritten. */
+	if (s->p.file_mode == ETL_FILE_BUFFERING && s->r_count > 0) {
+		uint32_t i = s->ring[s->r_head];
+		s->r_head = (s->r_head + 1) % s->max_bufs;
+		s->r_count--;
+		return i;
+	}
+	return -1;
+}
+
+static long pool_take(struct etl_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	long i = pool_take_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return i;
+}
+
+void etl__rt_release(struct etl_session *s, uint32_t i)
+{
+	pthread_mutex_lock(&s->lock);
+	s->free_list[s->n_free++] = i;
+	pthread_cond_broadcast(&s->cv_free);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n)
+{
+	pthread_mutex_lock(&s->lock);
+	for (uint32_t k = 0; k < n; k++)
+		s->free_list[s->n_free++] = idx[k];
+	pthread_cond_broadcast(&s->cv_free);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The logger is woken once wake_batch buffers wait (it then writes them
+ * with one system call), or sooner when the pool runs low: the buffers
+ * still free or allocatable would not cover a batch more per processor.
+ * Small pools have a batch of 1: every buffer wakes it. */
+void etl__rt_hand_over(struct etl_session *s, uint32_t i, uint32_t end)
+{
+	s->bufs[i].end = end;
+	pthread_mutex_lock(&s->lock);
+	s->queue[(s->q_head + s->q_count) % s->max_bufs] = i;
+	s->q_count++;
+	uint32_t avail = s->n_free + (s->max_bufs - atomic_load_explicit(&s->n_alloc, memory_order_relaxed));
+	if (s->q_count >= s->wake_batch || avail < s->wake_batch + s->nproc)
+		pthread_cond_signal(&s->cv_logger);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Blocking mode: waits until a buffer may be free, asking the logger to
+ * swap partly filled buffers out (they may be all there is). 0 when the
+ * session stopped accepting. */
+static int wait_for_buffer(struct etl_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->flush_req = 1;
+	pthread_cond_signal(&s->cv_logger);
+	/* (A pool below max_buffers got here because an allocation failed:
+	 * waiting and retrying is all there is to do then too.) */
+	while (s->n_free == 0 && !(s->p.file_mode == ETL_FILE_BUFFERING && s->r_count > 0) &&
+	       atomic_load(&s->accepting)) {
+		/* Bounded wait: the flush request is renewed in case the buffers
+		 * were swapped out before ours was needed. */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&s->cv_free, &s->lock, &ts);
+		s->flush_req = 1;
+		pthread_cond_signal(&s->cv_logger);
+	}
+	int ok = atomic_load(&s->accepting);
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+int etl__rt_reserve(struct etl_session *s, uint32_t cpu, uint32_t size, struct etl__rt_res *r)
+{
+	struct etl__rt_cpu *c = &s->cpus[cpu];
+	uint32_t bs = s->bs;
+	for (;;) {
+		uint64_t st = atomic_load_explicit(&c->slot, memory_order_acquire);
+		uint32_t idx1 = ETL_RT_SLOT_IDX(st), off = ETL_RT_SLOT_OFF(st);
+		if (idx1 && off + size <= bs) {
+			if (atomic_compare_exchange_weak_explicit(&c->slot, &st, st + size,
+			                                          memory_order_acq_rel,
+			                                          memory_order_relaxed)) {
+				r->s = s;
+				r->b = &s->bufs[idx1 - 1];
+				r->dst = r->b->mem + off;
+				r->cpu = cpu;
+				r->size = size;
+				r->after = st + size;
+				return ETL_OK;
+			}
+			continue;
+		}
+		/* Slow path: this buffer is full (or there is none). */
+		if (!atomic_load_explicit(&s->accepting, memory_order_acquire) ||
+		    atomic_load_explicit(&s->full, memory_order_relaxed)) {
+			return ETL_FAILED;
+		}
+		long ni = pool_take(s);
+		if (ni < 0) {
+			/* Send the full buffer to the logger anyway, so that it
+			 * comes back. */
+			if (idx1) {
+				uint64_t z = 0;
+				if (!atomic_compare_exchange_strong_explicit(&c->slot, &st, z,
+				                                             memory_order_acq_rel,
+				                                             memory_order_relaxed))
+					continue;
+				if (off > HDR)
+					etl__rt_hand_over(s, idx1 - 1, off);
+				else
+					etl__rt_release(s, idx1 - 1);
+			}
+			if (s->p.blocking && wait_for_buffer(s))
+				continue;
+			return ETL_FAILED;
+		}
+		struct etl__rt_buf *nb = &s->bufs[ni];
+		atomic_store_explicit(&nb->commit, 0, memory_order_relaxed);
+		atomic_store_explicit(&nb->holes, 0, memory_order_relaxed);
+		nb->cpu = cpu;
+		uint32_t ep = atomic_fetch_add_explicit(&s->epoch, 1, memory_order_relaxed) + 1;
+		uint64_t ns = ETL_RT_SLOT_MAKE((uint32_t)ni + 1, ep & 0xFFFFFFu, HDR + size);
+		if (atomic_compare_exchange_strong_explicit(&c->slot, &st, ns, memory_order_acq_rel,
+		                                            memory_order_relaxed)) {
+			if (idx1) {
+				if (off > HDR)
+					etl__rt_hand_over(s, idx1 - 1, off);
+				else
+					etl__rt_release(s, idx1 - 1);
+			}
+			r->s = s;
+			r->b = nb;
+			r->dst = nb->mem + HDR;
+			r->cpu = cpu;
+			r->size = size;
+			r->after = ns;
+			return ETL_OK;
+		}
+		etl__rt_release(s, (uint32_t)ni);
+	}
+}
+
+void etl__rt_abandon(const struct etl__rt_res *r)
+{
+	struct etl__rt_cpu *c = &r->s->cpus[r->cpu];
+	uint64_t expect = r->after;
+	if (atomic_compare_exchange_strong_explicit(&c->slot, &expect, r->after - r->size,
+	                                            memory_order_acq_rel, memory_order_relaxed))
+		return;
+	etl_put32(r->dst, ETL_RT_HOLE_MAGIC);
+	etl_put32(r->dst + 4, r->size);
+	atomic_store_explicit(&r->b->holes, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&r->b->commit, r->size, memory_order_release);
+}
+
+void etl__rt_swap_all(struct etl_session *s)
+{
+	for (uint32_t i = 0; i < s->nproc; i++) {
+		struct etl__rt_cpu *c = &s->cpus[i];
+		uint64_t st = atomic_load_explicit(&c->slot, memory_order_acquire);
+		while (ETL_RT_SLOT_IDX(st) && ETL_RT_SLOT_OFF(st) > HDR) {
+			if (atomic_compare_exchange_weak_explicit(&c->slot, &st, 0, memory_order_acq_rel,
+			                                          memory_order_acquire)) {
+				etl__rt_hand_over(s, ETL_RT_SLOT_IDX(st) - 1, ETL_RT_SLOT_OFF(st));
+				break;
+			}
+		}
+	}
+}
+
+/* Removes holes; returns the new end. A record the walk cannot size ends
+ * the buffer there (never expected: every record was written by an
+ * encoder of a known header type). */
+static uint32_t squeeze(uint8_t *m, uint32_t end)
+{
+	uint32_t rd = HDR, wr = HDR;
+	while (rd + 8 <= end) {
+		uint32_t mk = etl_le32(m + rd), n;
+		if (mk == ETL_RT_HOLE_MAGIC) {
+			n = etl_le32(m + rd + 4);
+			if (n < 8 || n > end - rd)
+				break;
+			rd += n;
+			continue;
+		}
+		const struct etl_hdr_ops *ops = etl__hdr_for_marker(mk);
+		uint32_t rs = 0;
+		if (!ops || !ops->peek_size || ops->peek_size(m + rd, &rs) != 0 || rs < 8 ||
+		    ETL_ALIGN8(rs) > end - rd)
+			break;
+		n = (uint32_t)ETL_ALIGN8(rs);
+		if (wr != rd)
+			memmove(m + wr, m + rd, n);
+		wr += n;
+		rd += n;
+	}
+	return wr;
+}
+
+void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b)
+{
+	(void)s;
+	uint32_t want = b->end - HDR;
+	uint64_t cw;
+	for (unsigned spins = 0;; spins++) {
+		cw = atomic_load_explicit(&b->commit, memory_order_acquire);
+		if ((uint32_t)cw == want)
+			break;
+		if (spins < 100) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, 20000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	b->events = (uint32_t)(cw >> 32);
+	if (atomic_load_explicit(&b->holes, memory_order_relaxed))
+		b->end = squeeze(b->mem, b->end);
+}

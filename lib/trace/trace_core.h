@@ -1,0 +1,285 @@
+/*
+ * lib/trace/trace_core.h - internals shared by the delivery core of the tracing
+ * runtime: the session (lib/trace/trace_session.c), its buffer pool and
+ * per-processor reservations (lib/trace/trace_buffers.c), provider state and
+ * routing (lib/trace/trace_provider.c) and the read-side lifetime protocol
+ * (lib/trace/trace_sync.c).
+ *
+ * Lifetime. Every write runs inside a read-side section of one global,
+ * SRCU-like domain: a per-processor pair of counters, incremented with a
+ * sequentially consistent RMW on entry. A controller that takes something
+ * away from writers (a session that stops, a provider that unregisters)
+ * first makes it unreachable (seq_cst stores), then calls
+ * etl__rt_synchronize(), which flips the active counter and waits until the
+ * counters of both halves drained: every writer that could still see the
+ * old state has left. Writers never block controllers except by finishing.
+ */
+#ifndef ETL_TRACE_CORE_H
+#define ETL_TRACE_CORE_H
+
+#ifndef ETL_BUILDING_LIB
+#error "lib/trace/trace_core.h is internal to libetl"
+#endif
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include "lib/trace/trace_seam.h"
+#include "etl_writer.h"
+
+#define ETL_RT_MAX_SESSIONS 64
+#define ETL_RT_SLOTS 8                 /* sessions per provider           */
+#define ETL_RT_HDR 0x48u               /* WMI_BUFFER_HEADER               */
+/* A reservation given up after a later one was made in the same buffer
+ * becomes a hole: this marker (no trace header starts with 0xA5) and its
+ * aligned size; the logger squeezes holes out before writing. */
+#define ETL_RT_HOLE_MAGIC 0xA5E7E70Fu
+
+/* ---- processors, threads, read-side sections (lib/trace/trace_sync.c) ----- */
+
+/*! etl__rt_nproc() : configured processors (at least 1), fixed at first
+ *  use: the per-processor arrays have this many entries. */
+uint32_t etl__rt_nproc(void);
+
+/*! etl__rt_cpu() : the processor the caller runs on, < etl__rt_nproc(). */
+uint32_t etl__rt_cpu(void);
+
+/*! etl__rt_pid() : getpid(), cached (refreshed in a forked child). */
+uint32_t etl__rt_pid(void);
+
+/* Forks seen (a child's cached thread ids are stale). */
+extern _Atomic uint32_t etl__rt_forks;
+
+struct etl__rt_rd {
+	_Atomic long n[2];
+	char pad[64 - 2 * sizeof(long)];
+};
+extern struct etl__rt_rd *etl__rt_rds;
+extern _Atomic unsigned etl__rt_rd_idx;
+
+/* Enters a read-side section on processor cpu; returns the token for
+ * etl__rt_read_unlock(). */
+static inline unsigned etl__rt_read_lock(uint32_t cpu)
+{
+	unsigned i = atomic_load_explicit(&etl__rt_rd_idx, memory_order_relaxed) & 1u;
+	atomic_fetch_add_explicit(&etl__rt_rds[cpu].n[i], 1, memory_order_seq_cst);
+	return i;
+}
+
+static inline void etl__rt_read_unlock(uint32_t cpu, unsigned tok)
+{
+	atomic_fetch_sub_explicit(&etl__rt_rds[cpu].n[tok], 1, memory_order_release);
+}
+
+/*! etl__rt_synchronize() : waits until every read-side section that began
+ *  before the call has ended. Not from inside a section. */
+void etl__rt_synchronize(void);
+
+/*! etl__rt_orphan_all() : in a forked child (control lock held): the
+ *  sessions inherited from the parent have no logger thread; they are
+ *  taken out of routing and the table, and only etl_session_free() works
+ *  on them (it releases their memory; their files stay as the parent
+ *  leaves them). */
+void etl__rt_orphan_all(void);
+
+/*! etl__rt_forget_session() : removes s from every provider without
+ *  running callbacks (fork child). */
+void etl__rt_forget_session(struct etl_session *s);
+
+/* The control lock: sessions table, providers, enable state. Recursive,
+ * so that enable callbacks may call back into the controller API. */
+void etl__rt_ctl_lock(void);
+void etl__rt_ctl_unlock(void);
+
+/* Running sessions by index (logger id - 1); NULL when free or stopping.
+ * Written under the control lock, read by writers (seq_cst). */
+extern _Atomic(struct etl_session *) etl__rt_sessions[ETL_RT_MAX_SESSIONS];
+
+/* ---- the session ------------------------------------------------------ */
+
+/* Per processor, one cache line: the current buffer and the loss count. */
+struct etl__rt_cpu {
+	/* offset (bits 0-23) | buffer index + 1 (24-39) | epoch (40-63);
+	 * 0 = no current buffer. Reserving is one CAS on this word. */
+	_Atomic uint64_t slot;
+	_Atomic uint64_t lost;          /* events lost on this processor      */
+	char pad[64 - 2 * sizeof(uint64_t)];
+};
+
+#define ETL_RT_SLOT_OFF(s)  ((uint32_t)((s) & 0xFFFFFFu))
+#define ETL_RT_SLOT_IDX(s)  ((uint32_t)(((s) >> 24) & 0xFFFFu))
+#define ETL_RT_SLOT_MAKE(idx1, epoch, off) \
+	(((uint64_t)(epoch) << 40) | ((uint64_t)(idx1) << 24) | (uint64_t)(off))
+
+/* One cache line each: the commit words of buffers that different
+ * processors fill must not share a line. */
+struct etl__rt_buf {
+	_Alignas(64) uint8_t *mem;      /* buffer_size bytes, NULL until needed */
+	/* committed bytes (bits 0-31) | committed events (32-63) */
+	_Atomic uint64_t commit;
+	_Atomic uint32_t holes;         /* a hole was left in it              */
+	uint32_t end;                   /* reserved end, known once the buffer
+	                                   left its processor slot; compacted
+	                                   end once processed                  */
+	uint32_t cpu;
+	uint32_t events;                /* after processing                   */
+};
+
+enum { ETL_RT_IDLE = 0, ETL_RT_RUNNING, ETL_RT_STOPPED, ETL_RT_ORPHAN };
+
+struct etl_session {
+	int state;                      /* ETL_RT_* (control lock)            */
+	int index;                      /* in etl__rt_sessions, or -1         */
+	_Atomic int accepting;          /* new buffers may be taken           */
+	_Atomic int full;               /* SEQUENTIAL: size limit reached     */
+	int rclass;                     /* routing order (see deliver)        */
+	uint16_t logger_id;
+	char *name, *file_name;
+	struct etl_session_props p;
+	uint32_t nproc, bs, max_bufs;
+	uint32_t mode_bits;             /* LogFileMode of the header          */
+	uint64_t max_bytes;             /* SEQUENTIAL limit, 0: none          */
+	int errcode;
+	char errmsg[256];
+
+	/* clock */
+	int64_t start_ts, start_ft;
+	uint32_t cpu_mhz;
+
+	struct etl__rt_cpu *cpus;       /* nproc, cache-line aligned          */
+	struct etl__rt_buf *bufs;       /* max_bufs                           */
+	_Atomic uint32_t epoch;
+
+	/* pool, queue and logger hand-shakes (lock) */
+	pthread_mutex_t lock;
+	pthread_cond_t cv_free;         /* a buffer came back (writers)       */
+	pthread_cond_t cv_logger;       /* work for the logger                */
+	pthread_cond_t cv_done;         /* a flush finished                   */
+	int sync_init;
+	uint32_t *free_list, n_free;
+	_Atomic uint32_t n_alloc;
+	uint32_t *queue, q_head, q_count;   /* full buffers, FIFO            */
+	uint32_t wake_batch;            /* queued buffers that wake the logger */
+	uint32_t *filled;               /* logger: buffers per processor since
+	                                   its last look (see balance())      */
+	uint32_t *ring, r_head, r_count;    /* BUFFERING: kept, oldest first */
+	int flush_req;                  /* swap partial buffers out now       */
+	uint64_t flush_seq, flush_done;
+	int flush_rc;
+	int quit;
+	pthread_t thread;
+	int thread_started;
+
+	/* output (logger thread only while running) */
+	struct etl_writer_options wo;   /* header of every file               */
+	char *first_name;               /* NEWFILE: pattern % 1               */
+	etl_writer *w;
+	int out_rc;                     /* ETL_OK or the first failure        */
+	uint8_t *rt_hdr;                /* REALTIME: header buffer copy       */
+	size_t rt_hdr_size;
+	uint8_t *rt_img;                /* header + one buffer                */
+
+	/* figures */
+	_Atomic uint64_t events_written, events_dropped;
+	_Atomic uint64_t buffers_written, buffers_lost, files_written;
+	uint64_t lost_final;            /* per-processor losses, summed at stop */
+};
+
+/* ---- buffers (lib/trace/trace_buffers.c) ------------------------------------ */
+
+/* One reservation. */
+struct etl__rt_res {
+	struct etl_session *s;
+	struct etl__rt_buf *b;
+	uint8_t *dst;
+	uint32_t cpu, size;
+	uint64_t after;                 /* slot word right after reserving    */
+};
+
+int etl__rt_pool_init(struct etl_session *s);
+void etl__rt_pool_free(struct etl_session *s);
+
+/*! etl__rt_reserve() : size (8-aligned, fits a buffer) bytes in the
+ *  current buffer of processor cpu. @return : ETL_OK with *r filled, or
+ *  ETL_FAILED (no buffer: the caller counts the loss). */
+int etl__rt_reserve(struct etl_session *s, uint32_t cpu, uint32_t size, struct etl__rt_res *r);
+
+/*! etl__rt_commit() : the record is in place. */
+static inline void etl__rt_commit(const struct etl__rt_res *r)
+{
+	atomic_fetch_add_explicit(&r->b->commit, ((uint64_t)1 << 32) | r->size,
+	                          memory_order_release);
+}
+
+/*! etl__rt_abandon() : gives the space back, or leaves a hole. */
+void etl__rt_abandon(const struct etl__rt_res *r);
+
+static inline void etl__rt_count_lost(struct etl_session *s, uint32_t cpu)
+{
+	atomic_fetch_add_explicit(&s->cpus[cpu].lost, 1, memory_order_relaxed);
+}
+
+/* Logger side. Swaps the partly filled current buffers out into the queue. */
+void etl__rt_swap_all(struct etl_session *s);
+/* Hands buffer i (reserved up to end) to the logger. */
+void etl__rt_hand_over(struct etl_session *s, uint32_t i, uint32_t end);
+/* Waits until every reservation in b is committed, squeezes holes out. */
+void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b);
+/* Returns buffer i to the free list (wakes blocked writers). */
+void etl__rt_release(struct etl_session *s, uint32_t i);
+/* The same for n buffers at once. */
+void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
+
+/* ---- clock (lib/trace/trace_session.c) -------------------------------------- */
+
+int64_t etl__rt_now(uint32_t clock_type);
+/* The QPC clock's rate (Hz) as the latest header got it: the TSC's, or
+ * 10 MHz when QPC is CLOCK_MONOTONIC (see lib/trace/trace_session.c). */
+int64_t etl__rt_qpc_freq(void);
+
+/* ---- provider side (lib/trace/trace_provider.c) ----------------------------- */
+
+/* One session enabling a GUID (TRACE_ENABLE_INFO), read by writers under
+ * a sequence counter: odd while the controller rewrites it. */
+struct etl__rt_slot {
+	_Atomic uint32_t seq;
+	_Atomic uint64_t w;             /* logger id (bits 0-7; 0 = empty),
+	                                   level (8-15), properties (32-63)    */
+	_Atomic uint64_t any, all;      /* normalised: any 0 -> all ones      */
+};
+
+/* A provider GUID (ETW_GUID_ENTRY): up to 8 enabling sessions and the
+ * registrations that write under it. Exists while either is non-empty. */
+struct etl__rt_gentry {
+	struct etl_guid guid;
+	struct etl__rt_slot slot[ETL_RT_SLOTS];
+	_Atomic uint32_t mask;          /* slots in use                       */
+	struct etl__provider_impl *regs;
+	struct etl__rt_gentry *next;
+};
+
+/* A registration (etl_provider.impl). name: register_name's name, for the
+ * TraceLogging provider traits; NULL when registered by GUID. */
+struct etl__provider_impl {
+	struct etl__rt_gentry *entry;
+	etl_provider *pub;
+	etl_enable_fn cb;
+	void *cb_ctx;
+	char *name;
+	struct etl_guid guid;
+	struct etl__provider_impl *next;
+};
+
+/*! etl__rt_provider_name() : the name p was registered with by
+ *  etl_provider_register_name(), or NULL (by GUID, or not registered).
+ *  Valid while p stays registered. */
+const char *etl__rt_provider_name(const etl_provider *p);
+
+/*! etl__rt_disable_all() : removes s from every provider (control lock
+ *  held), running the enable callbacks. */
+void etl__rt_disable_all(struct etl_session *s);
+
+void etl__rt_serr(struct etl_session *s, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* ETL_TRACE_CORE_H */

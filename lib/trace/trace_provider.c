@@ -1,0 +1,498 @@
+/*
+ * lib/trace/trace_provider.c - providers of the tracing runtime: registration,
+ * enabling on sessions, the aggregate state that etl_event_enabled()
+ * reads, enable callbacks, and routing each event to its sessions (seeds
+ * 003 "ETW - Overview": routing and filters; 004 ETW_GUID_ENTRY: up to 8
+ * loggers per provider, ProviderEnableInfo the aggregate of them).
+ *
+ * Shape. A GUID entry holds 8 slots, one per enabling session (logger id,
+ * level, keywords, enable properties), each under a sequence counter, and
+ * the list of registrations writing under that GUID; each registration's
+ * public atomics get the aggregate (highest level, OR of match-any, AND of
+ * match-all). A session may enable a GUID before any registration exists.
+ *
+ * Routing (etl__rt_deliver). Inside a read-side section (lib/trace/trace_core.h),
+ * the slots that pass the exact filter name the target sessions. Space is
+ * reserved in all of them, ordered so that a failure undoes as little as
+ * possible: non-independent sessions that may lose events first, then the
+ * blocking ones (which wait rather than fail), then the independent ones.
+ * If a non-independent session cannot reserve, the reservations already
+ * made in non-independent sessions are abandoned and the event is counted
+ * lost in every non-independent target; an independent session keeps or
+ * loses its own copy alone. Then the record is encoded once per session
+ * (its clock, its enable properties) and committed.
+ */
+#define ETL_BUILDING_LIB 1
+#define _GNU_SOURCE 1
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "lib/read/read_internal.h"
+#include "etl_decode.h"
+#include "lib/trace/trace_core.h"
+
+#define HDR ETL_RT_HDR
+
+static struct etl__rt_gentry *g_entries;   /* control lock */
+
+/* ---- thread identity -------------------------------------------------- */
+
+static _Thread_local uint32_t t_tid;
+static _Thread_local uint32_t t_forks;
+
+uint32_t etl__rt_tid(void)
+{
+	uint32_t f = atomic_load_explicit(&etl__rt_forks, memory_order_relaxed);
+	if (!t_tid || t_forks != f) {
+		t_tid = (uint32_t)syscall(SYS_gettid);
+		t_forks = f;
+	}
+	return t_tid;
+}
+
+/* ---- slots ------------------------------------------------------------ */
+
+static void slot_write(struct etl__rt_slot *sl, uint64_t w, uint64_t any, uint64_t all)
+{
+	uint32_t q = atomic_load_explicit(&sl->seq, memory_order_relaxed);
+	atomic_store_explicit(&sl->seq, q + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&sl->w, w, memory_order_relaxed);
+	atomic_store_explicit(&sl->any, any, memory_order_relaxed);
+	atomic_store_explicit(&sl->all, all, memory_order_relaxed);
+	atomic_store_explicit(&sl->seq, q + 2, memory_order_release);
+}
+
+static inline void slot_read(struct etl__rt_slot *sl, uint64_t *w, uint64_t *any, uint64_t *all)
+{
+	for (;;) {
+		uint32_t q = atomic_load_explicit(&sl->seq, memory_order_acquire);
+		*w = atomic_load_explicit(&sl->w, memory_order_relaxed);
+		*any = atomic_load_explicit(&sl->any, memory_order_relaxed);
+		*all = atomic_load_explicit(&sl->all, memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+		if (!(q & 1) && atomic_load_explicit(&sl->seq, memory_order_relaxed) == q)
+			return;
+	}
+}
+
+static struct etl__rt_gentry *entry_find(const struct etl_guid *g)
+{
+	for (struct etl__rt_gentry *e = g_entries; e; e = e->next)
+		if (etl_guid_equal(&e->guid, g))
+			return e;
+	return NULL;
+}
+
+static struct etl__rt_gentry *entry_get(const struct etl_guid *g)
+{
+	struct etl__rt_gentry *e = entry_find(g);
+	if (e)
+		return e;
+	e = calloc(1, sizeof *e);
+	if (!e)
+		return NULL;
+	e->guid = *g;
+	e->next = g_entries;
+	g_entries = e;
+	return e;
+}
+
+/* Frees e when nothing refers to it: no registration (so no writer can
+ * reach it) and no session. */
+static void entry_maybe_free(struct etl__rt_gentry *e)
+{
+	if (e->regs || atomic_load(&e->mask))
+		return;
+	for (struct etl__rt_gentry **pp = &g_entries; *pp; pp = &(*pp)->next) {
+		if (*pp == e) {
+			*pp = e->next;
+			free(e);
+			return;
+		}
+	}
+}
+
+/* Recomputes the aggregate, stores it in every registration, and runs the
+ * callbacks (of every registration, or of only when not NULL). */
+static void refresh(struct etl__rt_gentry *e, struct etl__provider_impl *only, int callbacks)
+{
+	uint32_t mask = atomic_load(&e->mask);
+	uint8_t lvl = 0;
+	uint64_t any = 0, all = ~(uint64_t)0;
+	for (unsigned i = 0; i < ETL_RT_SLOTS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		uint64_t w, a, l;
+		slot_read(&e->slot[i], &w, &a, &l);
+		uint8_t sl = (uint8_t)(w >> 8);
+		if (sl > lvl)
+			lvl = sl;
+		any |= a;
+		all &= l;
+	}
+	uint32_t state = mask ? 0x100u | lvl : 0;
+	if (!mask)
+		any = all = 0;
+	for (struct etl__provider_impl *r = e->regs; r; r = r->next) {
+		if (state) {
+			atomic_store_explicit(&r->pub->any, any, memory_order_relaxed);
+			atomic_store_explicit(&r->pub->all, all, memory_order_relaxed);
+			atomic_store_explicit(&r->pub->state, state, memory_order_release);
+		} else {
+			atomic_store_explicit(&r->pub->state, 0, memory_order_release);
+			atomic_store_explicit(&r->pub->any, 0, memory_order_relaxed);
+			atomic_store_explicit(&r->pub->all, 0, memory_order_relaxed);
+		}
+	}
+	if (!callbacks)
+		return;
+	for (struct etl__provider_impl *r = e->regs; r; r = r->next) {
+		if (r->cb && (!only || r == only))
+			r->cb(r->cb_ctx, state != 0, lvl, any, all);
+	}
+}
+
+/* ---- enabling --------------------------------------------------------- */
+
+void etl_enable_params_init(struct etl_enable_params *e)
+{
+	memset(e, 0, sizeof *e);
+	e->struct_size = sizeof *e;
+	e->level = 255;
+	e->match_any = ~(uint64_t)0;
+	e->match_all = 0;
+	e->properties = 0;
+}
+
+int etl_session_enable(etl_session *s, const struct etl_guid *provider,
+                       const struct etl_enable_params *e)
+{
+	if (!provider || !e || e->struct_size < sizeof *e) {
+		etl__rt_serr(s, ETL_E_MISUSE, "Enable parameters are missing or from another version: struct_size=%u",
+		             e ? e->struct_size : 0);
+		return ETL_FAILED;
+	}
+	etl__rt_ctl_lock();
+	if (s->state != ETL_RT_RUNNING) {
+		etl__rt_serr(s, ETL_E_MISUSE, "The session is not running");
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
+	struct etl__rt_gentry *g = entry_get(provider);
+	if (!g) {
+		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for a provider entry");
+		etl__rt_ctl_unlock();
+		return ETL_FATAL;
+	}
+	uint32_t mask = atomic_load(&g->mask);
+	int at = -1, free_at = -1;
+	for (int i = 0; i < ETL_RT_SLOTS; i++) {
+		if (mask & (1u << i)) {
+			uint64_t w, a, l;
+			slot_read(&g->slot[i], &w, &a, &l);
+			if ((w & 0xFF) == s->logger_id)
+				at = i;
+		} else if (free_at < 0) {
+			free_at = i;
+		}
+	}
+	if (at < 0)
+		at = free_at;
+	if (at < 0) {
+		char gs[ETL_GUID_STRLEN];
+		etl__rt_serr(s, ETL_E_LIMIT, "The provider is enabled on 8 sessions already: provider=%s",
+		             etl_guid_format(provider, gs));
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
+	uint64_t lvl = e->level ? e->level : 255;
+	uint64_t w = (uint64_t)s->logger_id | lvl << 8 | (uint64_t)e->properties << 32;
+	slot_write(&g->slot[at], w, e->match_any ? e->match_any : ~(uint64_t)0, e->match_all);
+	atomic_fetch_or(&g->mask, 1u << at);
+	refresh(g, NULL, 1);
+	etl__rt_ctl_unlock();
+	return ETL_OK;
+}
+
+/* Clears s's slot in g; 1 if there was one. */
+static int clear_slot(struct etl__rt_gentry *g, const struct etl_session *s)
+{
+	uint32_t mask = atomic_load(&g->mask);
+	for (int i = 0; i < ETL_RT_SLOTS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		uint64_t w, a, l;
+		slot_read(&g->slot[i], &w, &a, &l);
+		if ((w & 0xFF) != s->logger_id)
+			continue;
+		atomic_fetch_and(&g->mask, ~(1u << i));
+		slot_write(&g->slot[i], 0, 0, 0);
+		return 1;
+	}
+	return 0;
+}
+
+int etl_session_disable(etl_session *s, const struct etl_guid *provider)
+{
+	etl__rt_ctl_lock();
+	struct etl__rt_gentry *g = s->state == ETL_RT_RUNNING && provider ? entry_find(provider) : NULL;
+	if (!g || !clear_slot(g, s)) {
+		etl__rt_serr(s, ETL_E_NOT_FOUND, "The provider is not enabled on this session");
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
+	refresh(g, NULL, 1);
+	entry_maybe_free(g);
+	etl__rt_ctl_unlock();
+	return ETL_OK;
+}
+
+static void remove_everywhere(struct etl_session *s, int callbacks)
+{
+	struct etl__rt_gentry *g = g_entries;
+	while (g) {
+		struct etl__rt_gentry *next = g->next;
+		if (clear_slot(g, s)) {
+			refresh(g, NULL, callbacks);
+			entry_maybe_free(g);
+		}
+		g = next;
+	}
+}
+
+void etl__rt_disable_all(struct etl_session *s)
+{
+	remove_everywhere(s, 1);
+}
+
+void etl__rt_forget_session(struct etl_session *s)
+{
+	remove_everywhere(s, 0);
+}
+
+/* ---- registration ----------------------------------------------------- */
+
+static int do_register(etl_provider *p, const struct etl_guid *guid, const char *name,
+                       etl_enable_fn cb, void *cb_ctx)
+{
+	etl__rt_ctl_lock();
+	if (__atomic_load_n(&p->impl, __ATOMIC_ACQUIRE)) {
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
+	struct etl__provider_impl *r = calloc(1, sizeof *r);
+	struct etl__rt_gentry *g = r ? entry_get(guid) : NULL;
+	if (r && name)
+		r->name = strdup(name);
+	if (!r || !g || (name && !r->name)) {
+		if (r)
+			free(r->name);
+		free(r);
+		etl__rt_ctl_unlock();
+		return ETL_FATAL;
+	}
+	r->entry = g;
+	r->pub = p;
+	r->cb = cb;
+	r->cb_ctx = cb_ctx;
+	r->guid = *guid;
+	r->next = g->regs;
+	g->regs = r;
+	atomic_store(&p->state, 0);
+	atomic_store(&p->any, 0);
+	atomic_store(&p->all, 0);
+	__atomic_store_n(&p->impl, r, __ATOMIC_SEQ_CST);
+	refresh(g, r, atomic_load(&g->mask) != 0);
+	etl__rt_ctl_unlock();
+	return ETL_OK;
+}
+
+int etl_provider_register(etl_provider *p, const struct etl_guid *guid,
+                          etl_enable_fn cb, void *cb_ctx)
+{
+	etl__rt_nproc();
+	if (!p || !guid)
+		return ETL_FAILED;
+	return do_register(p, guid, NULL, cb, cb_ctx);
+}
+
+int etl_provider_register_name(etl_provider *p, const char *name,
+                               etl_enable_fn cb, void *cb_ctx)
+{
+	etl__rt_nproc();
+	struct etl_guid g;
+	if (!p || !name || etl_provider_guid_from_name(name, &g) != ETL_OK)
+		return ETL_FAILED;
+	return do_register(p, &g, name, cb, cb_ctx);
+}
+
+void etl_provider_unregister(etl_provider *p)
+{
+	if (!p)
+		return;
+	etl__rt_ctl_lock();
+	struct etl__provider_impl *r = __atomic_load_n(&p->impl, __ATOMIC_ACQUIRE);
+	if (!r) {
+		etl__rt_ctl_unlock();
+		return;
+	}
+	struct etl__rt_gentry *g = r->entry;
+	for (struct etl__provider_impl **pp = &g->regs; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	}
+	atomic_store(&p->state, 0);
+	atomic_store(&p->any, 0);
+	atomic_store(&p->all, 0);
+	__atomic_store_n(&p->impl, NULL, __ATOMIC_SEQ_CST);
+	/* Writes in progress through p finish before its memory is given
+	 * back (and before the entry can go). */
+	etl__rt_synchronize();
+	free(r->name);
+	free(r);
+	entry_maybe_free(g);
+	etl__rt_ctl_unlock();
+}
+
+struct etl_guid etl_provider_guid(const etl_provider *p)
+{
+	struct etl_guid g;
+	memset(&g, 0, sizeof g);
+	const struct etl__provider_impl *r = p ? __atomic_load_n(&p->impl, __ATOMIC_ACQUIRE) : NULL;
+	if (r)
+		g = r->guid;
+	return g;
+}
+
+const char *etl__rt_provider_name(const etl_provider *p)
+{
+	const struct etl__provider_impl *r = p ? __atomic_load_n(&p->impl, __ATOMIC_ACQUIRE) : NULL;
+	return r ? r->name : NULL;
+}
+
+/* ---- routing ---------------------------------------------------------- */
+
+struct target {
+	struct etl_session *s;
+	uint32_t props;
+};
+
+static int route(const struct etl__rt_event *ev, struct target *t, unsigned n, uint32_t cpu)
+{
+	struct etl__rt_res res[ETL_RT_SLOTS];
+	uint32_t size[ETL_RT_SLOTS];
+	unsigned char ok[ETL_RT_SLOTS];
+	int group_failed = 0, lost = 0;
+	uint32_t last_props = 0, last_size = 0;
+	int have_size = 0;
+	for (unsigned k = 0; k < n; k++) {
+		struct etl_session *s = t[k].s;
+		ok[k] = 0;
+		if (s->rclass < 2 && group_failed)
+			continue;
+		if (!have_size || t[k].props != last_props) {
+			last_size = ev->size(ev, t[k].props);
+			last_props = t[k].props;
+			have_size = 1;
+		}
+		size[k] = last_size;
+		uint32_t asize = (uint32_t)ETL_ALIGN8(last_size);
+		if (last_size == 0 || asize > s->bs - HDR ||
+		    etl__rt_reserve(s, cpu, asize, &res[k]) != ETL_OK) {
+			if (s->rclass < 2) {
+				group_failed = 1;
+			} else {
+				etl__rt_count_lost(s, cpu);
+				lost = 1;
+			}
+			continue;
+		}
+		ok[k] = 1;
+	}
+	if (group_failed) {
+		for (unsigned k = 0; k < n; k++) {
+			if (t[k].s->rclass >= 2)
+				continue;
+			if (ok[k])
+				etl__rt_abandon(&res[k]);
+			ok[k] = 0;
+			etl__rt_count_lost(t[k].s, cpu);
+		}
+		lost = 1;
+	}
+	struct etl__rt_stamp st;
+	int64_t ts[4] = { 0, 0, 0, 0 };
+	unsigned have_ts = 0;
+	st.pid = etl__rt_pid();
+	st.tid = etl__rt_tid();
+	st.cpu = cpu;
+	for (unsigned k = 0; k < n; k++) {
+		if (!ok[k])
+			continue;
+		struct etl_session *s = t[k].s;
+		uint32_t ct = s->p.clock_type & 3u;
+		if (!(have_ts & (1u << ct))) {
+			ts[ct] = etl__rt_now(ct);
+			have_ts |= 1u << ct;
+		}
+		st.timestamp = ts[ct];
+		st.props = t[k].props;
+		st.logger_id = s->logger_id;
+		uint32_t asize = res[k].size;
+		ev->encode(ev, &st, res[k].dst, size[k]);
+		if (asize > size[k])
+			memset(res[k].dst + size[k], 0, asize - size[k]);
+		etl__rt_commit(&res[k]);
+	}
+	return lost ? ETL_FAILED : ETL_OK;
+}
+
+int etl__rt_deliver(const struct etl__rt_event *ev)
+{
+	etl_provider *p = ev->prov;
+	if (!p || !atomic_load_explicit(&p->state, memory_order_relaxed))
+		return ETL_OK;
+	uint32_t cpu = etl__rt_cpu();
+	unsigned tok = etl__rt_read_lock(cpu);
+	int rc = ETL_OK;
+	struct etl__provider_impl *r = __atomic_load_n(&p->impl, __ATOMIC_SEQ_CST);
+	if (r) {
+		struct etl__rt_gentry *g = r->entry;
+		uint32_t mask = atomic_load_explicit(&g->mask, memory_order_acquire);
+		struct target t[ETL_RT_SLOTS];
+		unsigned n = 0;
+		while (mask) {
+			unsigned i = (unsigned)__builtin_ctz(mask);
+			mask &= mask - 1;
+			uint64_t w, any, all;
+			slot_read(&g->slot[i], &w, &any, &all);
+			uint32_t li = (uint32_t)(w & 0xFF);
+			if (!li || li > ETL_RT_MAX_SESSIONS)
+				continue;
+			uint32_t props = (uint32_t)(w >> 32);
+			if (!etl__rt_exact_match((uint8_t)(w >> 8), any, all, props, ev->level, ev->keyword))
+				continue;
+			struct etl_session *s = atomic_load_explicit(&etl__rt_sessions[li - 1], memory_order_seq_cst);
+			if (!s)
+				continue;
+			/* Insertion by (routing class, logger id): one global order,
+			 * so that blocked writers never wait on each other in a ring. */
+			unsigned k = n++;
+			while (k > 0 && (t[k - 1].s->rclass > s->rclass ||
+			                 (t[k - 1].s->rclass == s->rclass && t[k - 1].s->logger_id > s->logger_id))) {
+				t[k] = t[k - 1];
+				k--;
+			}
+			t[k].s = s;
+			t[k].props = props;
+		}
+		if (n)
+			rc = route(ev, t, n, cpu);
+	}
+	etl__rt_read_unlock(cpu, tok);
+	return rc;
+}

@@ -1,0 +1,166 @@
+/*
+ * lib/write/write_internal.h - internals of the writer shared between lib/ files.
+ */
+#ifndef ETL_WRITER_PRIVATE_H
+#define ETL_WRITER_PRIVATE_H
+
+#ifndef ETL_BUILDING_LIB
+#error "lib/write/write_internal.h is internal to libetl"
+#endif
+
+#include <sys/uio.h>
+#include "lib/read/read_internal.h"
+#include "etl_writer.h"
+
+/* ---- output (lib/io/sink.c) --------------------------------------- */
+enum { ETL_OUT_NONE = 0, ETL_OUT_PATH, ETL_OUT_FD, ETL_OUT_SINK };
+
+struct etl_out {
+	int kind;
+	int fd;                    /* PATH: the temporary file; FD: caller's  */
+	char *path;                /* PATH: the target                        */
+	char *tmp;                 /* PATH: the temporary beside it           */
+	int codec;                 /* enum etl_codec, from the path's suffix  */
+	etl_sink_write_fn fn;      /* SINK                                    */
+	void *ctx;
+	uint64_t size;             /* highest offset written                  */
+	int in_place;              /* PATH written directly (no temporary,
+	                              no rename, kept on abandon): the tracing
+	                              runtime's files, readable after a crash  */
+	uint64_t prealloc_end;     /* in place: disk space allocated up to
+	                              here beyond the size (FALLOC_FL_KEEP_SIZE:
+	                              the file's size never includes it)       */
+	int prealloc_off;          /* the file system cannot preallocate      */
+	uint64_t prealloc_cap;     /* never beyond (the file's size limit),
+	                              0: no limit                             */
+};
+
+/* 0 on success, -1 with errno set. */
+int etl__out_open_path(struct etl_out *o, const char *path);
+/* The same, writing path itself (created or truncated) in place. */
+int etl__out_open_path_inplace(struct etl_out *o, const char *path);
+void etl__out_open_fd(struct etl_out *o, int fd);
+void etl__out_open_sink(struct etl_out *o, etl_sink_write_fn fn, void *ctx);
+int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n);
+/* The same for n pieces written one after the other from off (one system
+ * call for all when the output is a file). */
+int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, int n);
+/* Makes the output final (PATH: compress if asked, rename over target). */
+int etl__out_commit(struct etl_out *o);
+/* Drops the output (PATH: removes the temporary, target untouched). */
+void etl__out_abandon(struct etl_out *o);
+void etl__out_release(struct etl_out *o);
+
+/* ---- writer ----------------------------------------------------------- */
+struct etl_wcpu {
+	uint8_t *buf;              /* buffer being filled (buffer_size bytes) */
+	uint32_t pos;              /* next record offset                      */
+	int64_t last_ts;           /* timestamp of its last event             */
+};
+
+struct etl_writer {
+	int opened, broken, raw, compressed;
+	int closed;                /* close ran: the writer is spent          */
+	struct etl_writer_options o;
+	char *logger_name, *log_file_name, *pattern;
+	struct etl_hdr_ctx ctx;
+	struct etl_out out;
+	uint32_t nproc;
+	struct etl_wcpu *cpus;
+	uint8_t *hdrbuf;           /* the header buffer                       */
+	uint32_t hdr_size;
+	uint32_t lh_offset;        /* TRACE_LOGFILE_HEADER within hdrbuf      */
+	uint32_t hdr_extra;        /* where records after the logfile header
+	                              start within hdrbuf                     */
+	uint32_t hdr_end;          /* end of the header buffer's records      */
+	int hdr_custom;            /* write_header_event replaced the default */
+	uint64_t seq;              /* last SequenceNumber given               */
+	uint64_t file_end;         /* bytes of this file so far               */
+	uint64_t data_buffers;     /* data buffers written to this file       */
+	uint64_t last_buf_off;     /* where the last buffer went              */
+	uint64_t max_bytes;        /* CIRCULAR / NEWFILE limit                */
+	uint64_t circ_slots;
+	int wrapped;
+	int file_index;            /* files started                           */
+	int in_place;              /* rotated files are written in place too  */
+	int name_base;             /* NEWFILE: number of the first file; later
+	                              ones are pattern % (file_index + base)  */
+	int64_t last_ts;
+	uint32_t events_lost, buffers_lost;
+	struct etl_writer_stats stats;
+	int errcode;
+	char errmsg[256];
+
+	/* compressed mode (lib/write/compress_stage.c) */
+	uint8_t *cbuf;             /* compression buffer: 2 trace buffers     */
+	size_t cbuf_cap, cfill;
+	size_t partial_len;        /* front bytes finishing a buffer already
+	                              partly in the file                      */
+	uint32_t cbuf_buffers;     /* whole compressed buffers in cbuf        */
+	uint8_t *ctmp;             /* one compressed buffer being built       */
+	void *workspace;
+	uint64_t wc_buffers_in_file;
+	uint64_t wc_last_off;      /* file offset of the last compressed buffer */
+	int wc_have_last;
+	uint64_t wc_good_off;      /* the last buffer known to have begun in
+	                              the file (what a failed write falls back to) */
+	int wc_have_good;
+	uint64_t wc_flushes;       /* flushes of one trace buffer's worth     */
+	uint32_t wc_last_flush_buffers; /* trace buffers completed by the last flush */
+};
+
+void etl__werr(struct etl_writer *w, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- entry points of the tracing runtime (lib/trace/trace_session.c) -------- */
+
+/*! etl__writer_open_inplace() : etl_writer_open_file() writing path in
+ *  place (NEWFILE: the rotated files too, numbered from name_base + 1).
+ *  A process that dies leaves what was written. Same returns. */
+int etl__writer_open_inplace(etl_writer *w, const char *path, const struct etl_writer_options *o,
+                             int name_base);
+
+/*! etl__writer_put_buffer() : what flush_cpu does, for a buffer filled
+ *  outside the writer: buf (buffer_size bytes) holds records from 0x48 to
+ *  pos; it is stamped (header, 0xFF fill, next SequenceNumber, processor
+ *  cpu, TimeStamp last_ts) and placed (circular slots, NEWFILE rotation,
+ *  compression). buf is modified. @return : as etl_writer_write_event. */
+int etl__writer_put_buffer(etl_writer *w, uint8_t *buf, uint32_t pos, uint32_t cpu, int64_t last_ts);
+
+/* One buffer for etl__writer_put_buffers(). */
+struct etl_wbuf {
+	uint8_t *buf;
+	uint32_t pos, cpu;
+	int64_t last_ts;
+};
+
+/*! etl__writer_put_buffers() : etl__writer_put_buffer() for each of the
+ *  n buffers in order, rcs[i] its result; a sequential file without size
+ *  limit or compression gets them in one system call (n <= 64).
+ *  @return : ETL_OK when every buffer was placed, else the first failure
+ *  (ETL_FATAL before any other). */
+int etl__writer_put_buffers(etl_writer *w, const struct etl_wbuf *v, uint32_t n, int *rcs);
+
+/*! etl__writer_sync() : makes the output readable as it stands: writes the
+ *  compressed bytes still waiting in the compression buffer (they stay
+ *  there, rewritten by the next write) and rewrites the header buffer with
+ *  the figures so far. The file stays open. @return : ETL_OK, ETL_FATAL. */
+int etl__writer_sync(etl_writer *w);
+
+/*! etl__writer_set_clock() : a better measured QPC rate (and the boot
+ *  time it implies) for the header buffer, written by the next sync,
+ *  close or file rotation. */
+void etl__writer_set_clock(etl_writer *w, int64_t perf_freq, int64_t boot_time);
+
+/*! etl__writer_bytes() : bytes the current file holds or will hold once
+ *  the compression buffer is written. */
+uint64_t etl__writer_bytes(const etl_writer *w);
+
+/* Compression pipeline. add_buffer takes a stamped trace buffer whose
+ * records end at pos; finish flushes the rest and marks the last buffer. */
+int etl__wc_init(struct etl_writer *w);
+int etl__wc_add_buffer(struct etl_writer *w, uint8_t *buf, uint32_t pos);
+int etl__wc_finish(struct etl_writer *w);
+void etl__wc_free(struct etl_writer *w);
+
+#endif /* ETL_WRITER_PRIVATE_H */
