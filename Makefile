@@ -41,7 +41,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # Sources include public headers by name (include/) and internal headers by
 # their path from the top of the tree ("lib/read/read_internal.h").
 INCLUDES := -Iinclude -I.
-BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_DEFAULT_SOURCE -fPIC -pthread $(INCLUDES) $(PKG_CFLAGS)
+BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_DEFAULT_SOURCE -fPIC -fvisibility=hidden -pthread $(INCLUDES) $(PKG_CFLAGS)
 ifneq ($(SANITIZE),)
 O ?= build-san
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -98,9 +98,12 @@ lib: $(LIB_A) $(LIB_SO)
 ## cli: build the command-line tools into build/bin/
 cli: $(CLI_BINS)
 
+# Library objects see the internal headers and mark exports (include/etl_export.h).
+$(LIB_OBJS): LIB_DEFS := -DETL_BUILDING_LIB=1
+
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LIB_DEFS) -MMD -MP -c $< -o $@
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)

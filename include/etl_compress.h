@@ -13,6 +13,8 @@
 #ifndef ETL_COMPRESS_H
 #define ETL_COMPRESS_H
 
+#include "etl_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "etl_errors.h"
@@ -60,7 +62,7 @@ extern "C" {
  *  Ownership : nothing is retained; `dst` belongs to the caller. Whatever
  *  the result, the bytes of dst past *out_len (but before dst_cap) are
  *  unspecified: wide copies may have used them as scratch. */
-int etl_lz77_decompress(const uint8_t *src, size_t src_len,
+ETL_API int etl_lz77_decompress(const uint8_t *src, size_t src_len,
                         uint8_t *dst, size_t dst_cap,
                         size_t *out_len, int *err, size_t *err_pos);
 
@@ -72,14 +74,14 @@ int etl_lz77_decompress(const uint8_t *src, size_t src_len,
  *  @return : the bound; 0 for src_len == 0 (the empty stream), and also 0
  *            when the bound would not fit in a size_t (src_len beyond
  *            about 8/9 of SIZE_MAX): such an input cannot be compressed. */
-size_t etl_lz77_compress_bound(size_t src_len);
+ETL_API size_t etl_lz77_compress_bound(size_t src_len);
 
 /*! etl_lz77_workspace_size() :
  *  Bytes of scratch memory etl_lz77_compress() needs (about 96 KiB: the
  *  match finder's hash table and hash chain). A writer allocates it once
  *  and passes it to every call, so compressing a buffer never allocates.
  *  @return : a constant for a given build of the library. */
-size_t etl_lz77_workspace_size(void);
+ETL_API size_t etl_lz77_workspace_size(void);
 
 /*! etl_lz77_compress() :
  *  Compress `src` (src_len bytes) into an MS-XCA Plain LZ77 stream
@@ -108,7 +110,7 @@ size_t etl_lz77_workspace_size(void);
  *            0 and dst[0 .. dst_cap) holds unspecified bytes.
  *  Ownership : nothing is retained; src, dst and workspace belong to the
  *  caller. */
-int etl_lz77_compress(const uint8_t *src, size_t src_len,
+ETL_API int etl_lz77_compress(const uint8_t *src, size_t src_len,
                       uint8_t *dst, size_t dst_cap, size_t *out_len,
                       void *workspace);
 
@@ -146,7 +148,7 @@ int etl_lz77_compress(const uint8_t *src, size_t src_len,
  *  produced before the bad chunk or token, the bad chunk's first tokens
  *  included).
  *  Ownership : nothing is retained; dst belongs to the caller. */
-int etl_lznt1_decompress(const uint8_t *src, size_t src_len,
+ETL_API int etl_lznt1_decompress(const uint8_t *src, size_t src_len,
                          uint8_t *dst, size_t dst_cap,
                          size_t *out_len, int *err, size_t *err_pos);
 
@@ -188,7 +190,7 @@ int etl_lznt1_decompress(const uint8_t *src, size_t src_len,
  *  *out_len receives the bytes written (on failure: the correct output
  *  produced before the bad symbol).
  *  Ownership : nothing is retained; dst belongs to the caller. */
-int etl_xpress_huff_decompress(const uint8_t *src, size_t src_len,
+ETL_API int etl_xpress_huff_decompress(const uint8_t *src, size_t src_len,
                                uint8_t *dst, size_t dst_cap,
                                size_t *out_len, int *err, size_t *err_pos);
 

@@ -67,6 +67,8 @@
 #ifndef ETL_DECODE_H
 #define ETL_DECODE_H
 
+#include "etl_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "etl_errors.h"
@@ -172,11 +174,11 @@ struct etl_decoded {
 };
 
 /*! etl_decoder_new() : @return : a decoder, or NULL on out-of-memory. */
-etl_decoder *etl_decoder_new(void);
+ETL_API etl_decoder *etl_decoder_new(void);
 
 /*! etl_decoder_free() : frees the decoder, its schema cache and every
  *  result it handed out. NULL is allowed. */
-void etl_decoder_free(etl_decoder *d);
+ETL_API void etl_decoder_free(etl_decoder *d);
 
 /*! etl_decoder_decode() : decodes ev's payload.
  *  @return : ETL_OK with *out filled; ETL_FAILED when no schema fits or the
@@ -188,11 +190,11 @@ void etl_decoder_free(etl_decoder *d);
  *  Ownership: *out and every string and property in it belong to the
  *  decoder and stay valid until the next etl_decoder_decode() or
  *  etl_decoder_free(); v.str / v.bin may point into ev->payload. */
-int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct etl_decoded **out);
+ETL_API int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct etl_decoded **out);
 
 /*! etl_decoder_errmsg() : sentence describing the last failure of a
  *  function that loads schemas (add_manifest, add_tmf). */
-const char *etl_decoder_errmsg(const etl_decoder *d);
+ETL_API const char *etl_decoder_errmsg(const etl_decoder *d);
 
 /*! etl_provider_guid_from_name() : the GUID EventSource and TraceLogging
  *  derive from a provider name (uppercased, UTF-16BE, SHA-1 with the
@@ -202,7 +204,7 @@ const char *etl_decoder_errmsg(const etl_decoder *d);
  *  U+00B5 -> U+039C, sharp s unchanged), Latin Extended-A, basic Greek and
  *  Cyrillic letters; other characters are hashed as they are.
  *  @return : ETL_OK, or ETL_FAILED for invalid UTF-8. */
-int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
+ETL_API int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
 
 /*! etl_decoder_add_manifest() : loads instrumentation manifest XML
  *  (decoding.md §3) into d: a file, or a directory whose every *.man and
@@ -249,7 +251,7 @@ int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
  *  @return : ETL_OK; ETL_FAILED with etl_decoder_errmsg() naming the file
  *  and line ("FILE:LINE: reason") for unreadable or invalid manifests (the
  *  events of a failed file are not added); ETL_FATAL on out-of-memory. */
-int etl_decoder_add_manifest(etl_decoder *d, const char *path);
+ETL_API int etl_decoder_add_manifest(etl_decoder *d, const char *path);
 
 /*! etl_decoder_add_tmf() : loads WPP trace message format files
  *  (decoding.md §5.2) into d: a .tmf file, or a directory whose every *.tmf
@@ -314,7 +316,7 @@ int etl_decoder_add_manifest(etl_decoder *d, const char *path);
  *  @return : ETL_OK; ETL_FAILED with etl_decoder_errmsg() naming the file
  *  and line ("FILE:LINE: reason") for unreadable or invalid files (the
  *  messages of a failed file are not added); ETL_FATAL on out-of-memory. */
-int etl_decoder_add_tmf(etl_decoder *d, const char *path);
+ETL_API int etl_decoder_add_tmf(etl_decoder *d, const char *path);
 
 #ifdef __cplusplus
 }

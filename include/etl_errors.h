@@ -10,6 +10,8 @@
 #ifndef ETL_ERRORS_H
 #define ETL_ERRORS_H
 
+#include "etl_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,11 +45,11 @@ enum etl_errcode {
 
 /*! etl_strerror() : a short, static English name for an etl_errcode.
  *  @return : never NULL; "unknown error" for values out of range. */
-const char *etl_strerror(int errcode);
+ETL_API const char *etl_strerror(int errcode);
 
 /*! etl_status_name() : the name of a status value ("ok", "end", "warn",
  *  "failed", "fatal"); "?" for anything else. Static storage. */
-const char *etl_status_name(int status);
+ETL_API const char *etl_status_name(int status);
 
 #ifdef __cplusplus
 }

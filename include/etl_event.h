@@ -16,6 +16,8 @@
 #ifndef ETL_EVENT_H
 #define ETL_EVENT_H
 
+#include "etl_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,17 +39,17 @@ struct etl_guid {
 
 /*! etl_guid_format() : writes g as lower-case "8-4-4-4-12" text into out,
  *  which must hold ETL_GUID_STRLEN bytes. @return : out. */
-char *etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRLEN]);
+ETL_API char *etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRLEN]);
 
 /*! etl_guid_parse() : parses "8-4-4-4-12" text, optionally in braces, any
  *  case. @return : ETL_OK, or ETL_FAILED if s is not a GUID. */
-int etl_guid_parse(const char *s, struct etl_guid *out);
+ETL_API int etl_guid_parse(const char *s, struct etl_guid *out);
 
 /*! etl_guid_equal() : @return : 1 if a and b are the same GUID, else 0. */
-int etl_guid_equal(const struct etl_guid *a, const struct etl_guid *b);
+ETL_API int etl_guid_equal(const struct etl_guid *a, const struct etl_guid *b);
 
 /*! etl_guid_is_null() : @return : 1 if every byte of g is zero. */
-int etl_guid_is_null(const struct etl_guid *g);
+ETL_API int etl_guid_is_null(const struct etl_guid *g);
 
 /* Trace header kinds. The numbering is the library's own and stable. */
 enum etl_hdr_kind {
@@ -74,11 +76,11 @@ enum etl_hdr_kind {
 /*! etl_hdr_kind_name() : "SYSTEM32", "EVENT_HEADER64", "MESSAGE", ... as
  *  used by etldump and its JSON output. @return : static string; "UNKNOWN"
  *  for values out of range. */
-const char *etl_hdr_kind_name(int kind);
+ETL_API const char *etl_hdr_kind_name(int kind);
 
 /*! etl_hdr_kind_from_name() : inverse of etl_hdr_kind_name(), case-insensitive.
  *  @return : the kind, or ETL_HDR_UNKNOWN. */
-int etl_hdr_kind_from_name(const char *name);
+ETL_API int etl_hdr_kind_from_name(const char *name);
 
 /* Presence bits in etl_event.present: which optional fields hold data. */
 #define ETL_EVF_PID          0x0001u /* pid and tid                          */
@@ -125,7 +127,7 @@ enum etl_ext_type {
 
 /*! etl_ext_type_name() : "RELATED_ACTIVITYID", "STACK_TRACE64", ...
  *  @return : static string, or NULL for a type the library does not know. */
-const char *etl_ext_type_name(unsigned ext_type);
+ETL_API const char *etl_ext_type_name(unsigned ext_type);
 
 /* One extended data item as stored on disk. */
 struct etl_ext_item {
@@ -188,7 +190,7 @@ struct etl_ext_typed {
  *            ETL_WARN when the type has no known layout (out->kind = 0, use
  *            the raw bytes); ETL_FAILED when the data is too short or
  *            inconsistent for its type. Pointers in *out borrow from item. */
-int etl_ext_item_decode(const struct etl_ext_item *item, struct etl_ext_typed *out);
+ETL_API int etl_ext_item_decode(const struct etl_ext_item *item, struct etl_ext_typed *out);
 
 /* WPP OptionFlags bits (TRACE_MESSAGE_*). */
 #define ETL_MSG_SEQUENCE        0x0001u
@@ -288,23 +290,23 @@ struct etl_ext_iter {
 };
 
 /*! etl_ext_iter_init() : starts an iteration over ev's extended items. */
-void etl_ext_iter_init(struct etl_ext_iter *it, const struct etl_event *ev);
+ETL_API void etl_ext_iter_init(struct etl_ext_iter *it, const struct etl_event *ev);
 
 /*! etl_ext_iter_next() : fills *item with the next item.
  *  @return : ETL_OK, or ETL_END after the last one. The chain was validated
  *  when the event was read, so no other value is returned. */
-int etl_ext_iter_next(struct etl_ext_iter *it, struct etl_ext_item *item);
+ETL_API int etl_ext_iter_next(struct etl_ext_iter *it, struct etl_ext_item *item);
 
 /*! etl_kernel_group_provider() : the provider GUID and name that consumers
  *  give the kernel event group `group` (HookId >> 8).
  *  @return : the static name ("Process", "DiskIo", ...) and fills *guid, or
  *  NULL (guid untouched) for a group without a known provider. */
-const char *etl_kernel_group_provider(unsigned group, struct etl_guid *guid);
+ETL_API const char *etl_kernel_group_provider(unsigned group, struct etl_guid *guid);
 
 /*! etl_known_provider_name() : name of a well-known provider GUID (kernel
  *  groups, EventTrace, EventMetadata, ImageId, SystemConfigEx).
  *  @return : static string, or NULL. */
-const char *etl_known_provider_name(const struct etl_guid *guid);
+ETL_API const char *etl_known_provider_name(const struct etl_guid *guid);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,8 @@
 #ifndef ETL_OUTPUT_H
 #define ETL_OUTPUT_H
 
+#include "etl_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "etl_errors.h"
@@ -69,14 +71,14 @@ typedef int (*etl_output_write_fn)(void *ctx, const void *data, size_t n);
 
 /*! etl_output_format_known() : @return : 1 if format is one of "xml",
  *  "json", "jsonl", "csv", "text" (exact, lower case), else 0. */
-int etl_output_format_known(const char *format);
+ETL_API int etl_output_format_known(const char *format);
 
 /*! etl_output_new() : an output handle rendering events in format through
  *  write(ctx, ...). Nothing is written before etl_output_begin().
  *  @return : the handle, or NULL when format is unknown (see
  *  etl_output_format_known()), write is NULL, or memory is short.
  *  Free it with etl_output_free(). */
-etl_output *etl_output_new(const char *format, etl_output_write_fn write, void *ctx);
+ETL_API etl_output *etl_output_new(const char *format, etl_output_write_fn write, void *ctx);
 
 /*! etl_output_begin() : starts the document. lf is the logfile header of
  *  the (first) input, or NULL / lf->present == 0 when there is none (JSON
@@ -85,7 +87,7 @@ etl_output *etl_output_new(const char *format, etl_output_write_fn write, void *
  *  call. Call once, before any etl_output_event().
  *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) when called twice or after
  *  a fatal error; ETL_FATAL when the sink failed or memory is short. */
-int etl_output_begin(etl_output *o, const struct etl_logfile *lf);
+ETL_API int etl_output_begin(etl_output *o, const struct etl_logfile *lf);
 
 /*! etl_output_event() : writes one event. dec is ev's decoding result from
  *  etl_decoder_decode() (properties, names, message), or NULL when the
@@ -95,25 +97,25 @@ int etl_output_begin(etl_output *o, const struct etl_logfile *lf);
  *  before etl_output_begin(), after etl_output_end() or for a NULL ev;
  *  ETL_FATAL when the sink failed or memory is short (only
  *  etl_output_free() is useful then). */
-int etl_output_event(etl_output *o, const struct etl_event *ev, const struct etl_decoded *dec);
+ETL_API int etl_output_event(etl_output *o, const struct etl_event *ev, const struct etl_decoded *dec);
 
 /*! etl_output_end() : writes the end of the document (and the header
  *  event if no event came) and passes everything left to the sink.
  *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) before etl_output_begin()
  *  or when called twice; ETL_FATAL on a sink failure. */
-int etl_output_end(etl_output *o);
+ETL_API int etl_output_end(etl_output *o);
 
 /*! etl_output_free() : frees the handle (without ending the document if
  *  etl_output_end() was not called). NULL is allowed. */
-void etl_output_free(etl_output *o);
+ETL_API void etl_output_free(etl_output *o);
 
 /*! etl_output_errcode() : reason of the last failure (enum etl_errcode),
  *  ETL_E_NONE if none. */
-int etl_output_errcode(const etl_output *o);
+ETL_API int etl_output_errcode(const etl_output *o);
 
 /*! etl_output_errmsg() : English sentence describing the last failure, ""
  *  if none. Owned by the handle. */
-const char *etl_output_errmsg(const etl_output *o);
+ETL_API const char *etl_output_errmsg(const etl_output *o);
 
 /*! etl_json_escape() : writes n bytes of s as a JSON string literal,
  *  quotes included, through write(ctx, ...) (in runs). Valid UTF-8 passes
@@ -123,7 +125,7 @@ const char *etl_output_errmsg(const etl_output *o);
  *  DEL (0x7F) becomes \u00XX instead. The output is valid JSON whatever s
  *  holds. @return : 0, or -1 as soon as write() fails. */
 #define ETL_JSON_ESCAPE_U00XX 1u
-int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn write, void *ctx);
+ETL_API int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn write, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,8 @@
 #ifndef ETL_READER_H
 #define ETL_READER_H
 
+#include "etl_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "etl_errors.h"
@@ -133,16 +135,16 @@ struct etl_buffer_info {
 
 /*! etl_reader_new() : allocates a reader. @return : NULL on out-of-memory.
  *  Free it with etl_reader_free(). */
-etl_reader *etl_reader_new(void);
+ETL_API etl_reader *etl_reader_new(void);
 
 /*! etl_reader_free() : closes the input and frees everything the reader
  *  owns, including every borrowed pointer it handed out. NULL is allowed. */
-void etl_reader_free(etl_reader *r);
+ETL_API void etl_reader_free(etl_reader *r);
 
 /*! etl_reader_set_order() : ETL_ORDER_TIME or ETL_ORDER_FILE; call before
  *  opening. @return : ETL_OK, or ETL_FAILED (ETL_E_MISUSE) once opened or
  *  for an unknown value. */
-int etl_reader_set_order(etl_reader *r, int order);
+ETL_API int etl_reader_set_order(etl_reader *r, int order);
 
 /*! etl_reader_open_file() : opens path ("-" means standard input). Input
  *  compressed as gzip or an LZ4 frame is recognised by its magic bytes and
@@ -153,27 +155,27 @@ int etl_reader_set_order(etl_reader *r, int order);
  *  @return : ETL_OK; ETL_WARN when the file opened but its logfile header is
  *  missing or damaged (events are still read, times are not converted);
  *  ETL_FATAL when the input cannot be opened or read (ETL_E_IO) or is empty. */
-int etl_reader_open_file(etl_reader *r, const char *path);
+ETL_API int etl_reader_open_file(etl_reader *r, const char *path);
 
 /*! etl_reader_open_fd() : like etl_reader_open_file() on an open descriptor;
  *  the reader does not close fd. */
-int etl_reader_open_fd(etl_reader *r, int fd);
+ETL_API int etl_reader_open_fd(etl_reader *r, int fd);
 
 /*! etl_reader_open_memory() : reads size bytes at data, which the caller
  *  keeps valid and unchanged until etl_reader_free(). No copy is made unless
  *  the bytes are gzip or LZ4 compressed. Same return values. */
-int etl_reader_open_memory(etl_reader *r, const void *data, size_t size);
+ETL_API int etl_reader_open_memory(etl_reader *r, const void *data, size_t size);
 
 /*! etl_reader_logfile() : the decoded logfile header (->present == 0 if the
  *  file had none). Owned by the reader, valid until etl_reader_free(). */
-const struct etl_logfile *etl_reader_logfile(const etl_reader *r);
+ETL_API const struct etl_logfile *etl_reader_logfile(const etl_reader *r);
 
 /*! etl_reader_next() : the next event, in the order chosen at open time.
  *  @return : ETL_OK with *ev set (borrowed until the next call that advances
  *  the reader); ETL_FAILED when a record or buffer was lost to damage
  *  (*ev is NULL; call again to go on); ETL_END when nothing is left;
  *  ETL_FATAL on an I/O error (stop). */
-int etl_reader_next(etl_reader *r, const struct etl_event **ev);
+ETL_API int etl_reader_next(etl_reader *r, const struct etl_event **ev);
 
 /*! etl_reader_next_buffer() : walks buffers in file order without returning
  *  events; compressed buffers are inflated to verify them. Do not mix with
@@ -181,11 +183,11 @@ int etl_reader_next(etl_reader *r, const struct etl_event **ev);
  *  @return : ETL_OK with *bi set (borrowed until the next call); ETL_FAILED
  *  when a buffer is damaged (*bi is still set if its header was readable,
  *  else NULL); ETL_END; ETL_FATAL. */
-int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi);
+ETL_API int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi);
 
 /*! etl_reader_current_buffer() : the buffer the last returned event came
  *  from, or NULL. Borrowed like the event. */
-const struct etl_buffer_info *etl_reader_current_buffer(const etl_reader *r);
+ETL_API const struct etl_buffer_info *etl_reader_current_buffer(const etl_reader *r);
 
 /* Running totals kept by the reader. */
 struct etl_reader_stats {
@@ -199,35 +201,35 @@ struct etl_reader_stats {
 };
 
 /*! etl_reader_stats() : copies the running totals into *st. */
-void etl_reader_stats(const etl_reader *r, struct etl_reader_stats *st);
+ETL_API void etl_reader_stats(const etl_reader *r, struct etl_reader_stats *st);
 
 /*! etl_reader_errcode() : reason of the last ETL_FAILED/ETL_WARN/ETL_FATAL
  *  (enum etl_errcode), ETL_E_NONE if none. */
-int etl_reader_errcode(const etl_reader *r);
+ETL_API int etl_reader_errcode(const etl_reader *r);
 
 /*! etl_reader_errmsg() : English sentence describing the last error, with
  *  key=value details; "" if none. Owned by the reader, valid until the next
  *  call on it. */
-const char *etl_reader_errmsg(const etl_reader *r);
+ETL_API const char *etl_reader_errmsg(const etl_reader *r);
 
 /*! etl_reader_erroff() : absolute file offset the last error refers to. */
-uint64_t etl_reader_erroff(const etl_reader *r);
+ETL_API uint64_t etl_reader_erroff(const etl_reader *r);
 
 /*! etl_reader_time_to_utc() : converts a raw timestamp in the file's clock
  *  to FILETIME using the logfile-header anchor (StartTime at the header
  *  record's timestamp), in 128-bit arithmetic.
  *  @return : ETL_OK, or ETL_FAILED if the file has no usable anchor. */
-int etl_reader_time_to_utc(const etl_reader *r, int64_t raw, int64_t *filetime);
+ETL_API int etl_reader_time_to_utc(const etl_reader *r, int64_t raw, int64_t *filetime);
 
 /*! etl_filetime_format() : formats a FILETIME as ISO 8601 UTC with seven
  *  fractional digits, "2020-02-17T12:48:30.1234567Z", into out (at least
  *  ETL_TIME_STRLEN bytes). @return : out. */
 #define ETL_TIME_STRLEN 40
-char *etl_filetime_format(int64_t filetime, char *out, size_t outlen);
+ETL_API char *etl_filetime_format(int64_t filetime, char *out, size_t outlen);
 
 /*! etl_filetime_parse() : parses "YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z]".
  *  @return : ETL_OK, or ETL_FAILED on bad syntax. */
-int etl_filetime_parse(const char *s, int64_t *filetime);
+ETL_API int etl_filetime_parse(const char *s, int64_t *filetime);
 
 /* ---- EventTrace group records (HookId 0x00xx) ------------------------ */
 
@@ -235,7 +237,7 @@ int etl_filetime_parse(const char *s, int64_t *filetime);
  *  opcode (HookId low byte): "Header", "Extension", "RundownComplete",
  *  "EndExtension", "DbgIdRSDS", "BuildInfo", "PartitionInfoExtension", ...
  *  @return : static string, or NULL for an opcode without a known name. */
-const char *etl_eventtrace_name(unsigned opcode);
+ETL_API const char *etl_eventtrace_name(unsigned opcode);
 
 /* ETW_KERNEL_HEADER_EXTENSION: payload of Extension (0x0005) and
  * EndExtension (0x0020). */
@@ -247,7 +249,7 @@ struct etl_header_extension {
 /*! etl_eventtrace_extension() : decodes the payload of an Extension or
  *  EndExtension record. @return : ETL_OK, or ETL_FAILED if ev is another
  *  record or its payload is too short. */
-int etl_eventtrace_extension(const struct etl_event *ev, struct etl_header_extension *out);
+ETL_API int etl_eventtrace_extension(const struct etl_event *ev, struct etl_header_extension *out);
 
 /* Payload of PartitionInfoExtension (0x0050). */
 struct etl_partition_info {
@@ -262,10 +264,10 @@ struct etl_partition_info {
 
 /*! etl_eventtrace_partition() : decodes a PartitionInfoExtension record.
  *  @return : ETL_OK, or ETL_FAILED if ev is another record or too short. */
-int etl_eventtrace_partition(const struct etl_event *ev, struct etl_partition_info *out);
+ETL_API int etl_eventtrace_partition(const struct etl_event *ev, struct etl_partition_info *out);
 
 /*! etl_version_string() : the library version, "MAJOR.MINOR.PATCH". */
-const char *etl_version_string(void);
+ETL_API const char *etl_version_string(void);
 
 #ifdef __cplusplus
 }

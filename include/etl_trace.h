@@ -75,6 +75,8 @@
 #ifndef ETL_TRACE_H
 #define ETL_TRACE_H
 
+#include "etl_export.h"
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -138,11 +140,11 @@ struct etl_session_props {
 };
 
 /*! etl_session_props_init() : fills p with the defaults named above. */
-void etl_session_props_init(struct etl_session_props *p);
+ETL_API void etl_session_props_init(struct etl_session_props *p);
 
 /*! etl_session_new() : @return : an idle session handle, or NULL on
  *  out-of-memory. Free it with etl_session_free(). */
-etl_session *etl_session_new(void);
+ETL_API etl_session *etl_session_new(void);
 
 /*! etl_session_start() : starts logging under name (UTF-8, the logger name
  *  in the file) with the properties p (copied; file_name is copied too).
@@ -153,7 +155,7 @@ etl_session *etl_session_new(void);
  *  name already used by a running session or the 64-session limit
  *  (ETL_E_LIMIT), a session already started (ETL_E_MISUSE); ETL_FATAL when
  *  the file or thread cannot be created (ETL_E_IO, ETL_E_NOMEM). */
-int etl_session_start(etl_session *s, const char *name, const struct etl_session_props *p);
+ETL_API int etl_session_start(etl_session *s, const char *name, const struct etl_session_props *p);
 
 /* Enable properties (etl_enable_params.properties): extended data items
  * added to EVENT_HEADER events written to this session, and filters. */
@@ -178,7 +180,7 @@ struct etl_enable_params {
 
 /*! etl_enable_params_init() : level 255 (every level), every keyword, no
  *  properties. */
-void etl_enable_params_init(struct etl_enable_params *e);
+ETL_API void etl_enable_params_init(struct etl_enable_params *e);
 
 /*! etl_session_enable() : enables the provider with GUID provider on s, or
  *  updates its parameters if already enabled. The provider need not be
@@ -187,18 +189,18 @@ void etl_enable_params_init(struct etl_enable_params *e);
  *  callback runs before it returns.
  *  @return : ETL_OK; ETL_FAILED when s is not running (ETL_E_MISUSE) or the
  *  provider is already enabled on 8 sessions (ETL_E_LIMIT). */
-int etl_session_enable(etl_session *s, const struct etl_guid *provider,
+ETL_API int etl_session_enable(etl_session *s, const struct etl_guid *provider,
                        const struct etl_enable_params *e);
 
 /*! etl_session_disable() : stops sending provider's events to s. Writes in
  *  progress finish whole. @return : ETL_OK, or ETL_FAILED when it was not
  *  enabled there (ETL_E_NOT_FOUND). */
-int etl_session_disable(etl_session *s, const struct etl_guid *provider);
+ETL_API int etl_session_disable(etl_session *s, const struct etl_guid *provider);
 
 /*! etl_session_flush() : writes every buffer holding events to the output
  *  now (BUFFERING: writes the ring to file_name) and waits until done.
  *  @return : ETL_OK, ETL_FAILED (not running), ETL_FATAL (I/O error). */
-int etl_session_flush(etl_session *s);
+ETL_API int etl_session_flush(etl_session *s);
 
 struct etl_session_stats {
 	uint64_t events_written;     /* events in buffers that reached the
@@ -213,22 +215,22 @@ struct etl_session_stats {
 
 /*! etl_session_stats() : copies the running figures into *st (exact once
  *  the session is stopped; while running, a snapshot). @return : ETL_OK. */
-int etl_session_stats(const etl_session *s, struct etl_session_stats *st);
+ETL_API int etl_session_stats(const etl_session *s, struct etl_session_stats *st);
 
 /*! etl_session_stop() : disables every provider on s, waits for writes in
  *  progress, flushes every buffer, finalises the file header (buffers
  *  written, events lost, end time) and stops the logger thread. The
  *  statistics stay readable. @return : ETL_OK; ETL_FAILED when not running;
  *  ETL_FATAL when the output failed (the file holds what was written). */
-int etl_session_stop(etl_session *s);
+ETL_API int etl_session_stop(etl_session *s);
 
 /*! etl_session_free() : stops s if running, then frees it. NULL allowed. */
-void etl_session_free(etl_session *s);
+ETL_API void etl_session_free(etl_session *s);
 
 /*! etl_session_errcode(), etl_session_errmsg() : reason and sentence of the
  *  last failure; owned by the session. */
-int etl_session_errcode(const etl_session *s);
-const char *etl_session_errmsg(const etl_session *s);
+ETL_API int etl_session_errcode(const etl_session *s);
+ETL_API const char *etl_session_errmsg(const etl_session *s);
 
 /* ---- providers --------------------------------------------------------- */
 
@@ -258,22 +260,22 @@ typedef struct etl_provider {
  *  that already enable guid take effect at once (the callback runs before
  *  this returns). @return : ETL_OK; ETL_FAILED when p is registered already
  *  (ETL_E_MISUSE); ETL_FATAL on out-of-memory. */
-int etl_provider_register(etl_provider *p, const struct etl_guid *guid,
+ETL_API int etl_provider_register(etl_provider *p, const struct etl_guid *guid,
                           etl_enable_fn cb, void *cb_ctx);
 
 /*! etl_provider_register_name() : registers p under the GUID that
  *  EventSource derives from name (etl_provider_guid_from_name(), so
  *  etldump --provider NAME finds its events), and records name as the
  *  provider name used in TraceLogging traits. Same returns. */
-int etl_provider_register_name(etl_provider *p, const char *name,
+ETL_API int etl_provider_register_name(etl_provider *p, const char *name,
                                etl_enable_fn cb, void *cb_ctx);
 
 /*! etl_provider_unregister() : unregisters p; writes in progress on other
  *  threads finish first. Its memory may be reused afterwards. */
-void etl_provider_unregister(etl_provider *p);
+ETL_API void etl_provider_unregister(etl_provider *p);
 
 /*! etl_provider_guid() : the GUID p was registered with (zero if none). */
-struct etl_guid etl_provider_guid(const etl_provider *p);
+ETL_API struct etl_guid etl_provider_guid(const etl_provider *p);
 
 /*! etl_event_enabled() : whether an event of level and keyword would be
  *  written to at least one session, by the aggregate state: one load and a
@@ -327,13 +329,13 @@ struct etl_data {
  *  thread's current activity id (etl_activity_get()).
  *  @return : ETL_OK, or ETL_FAILED when it was lost in a session (too large
  *  for a buffer, no free buffer) - counted in that session's events_lost. */
-int etl_write(etl_provider *p, const struct etl_event_descriptor *d,
+ETL_API int etl_write(etl_provider *p, const struct etl_event_descriptor *d,
               uint32_t n, const struct etl_data *data);
 
 /*! etl_write_transfer() : etl_write() with an explicit activity id
  *  (NULL: the thread's current one) and related activity id (NULL: none;
  *  else a RELATED_ACTIVITYID item, 0x01), as EventWriteTransfer. */
-int etl_write_transfer(etl_provider *p, const struct etl_event_descriptor *d,
+ETL_API int etl_write_transfer(etl_provider *p, const struct etl_event_descriptor *d,
                        const struct etl_guid *activity, const struct etl_guid *related,
                        uint32_t n, const struct etl_data *data);
 
@@ -357,7 +359,7 @@ int etl_write_transfer(etl_provider *p, const struct etl_event_descriptor *d,
  *  at compile time), written as extended item 0x0B; the provider traits
  *  (name) go in item 0x0C. d gives level, opcode, keyword, channel (11 by
  *  default when 0, as TraceLogging does). Same returns as etl_write(). */
-int etl_write_tracelogging(etl_provider *p, const struct etl_event_descriptor *d,
+ETL_API int etl_write_tracelogging(etl_provider *p, const struct etl_event_descriptor *d,
                            const void *meta, uint16_t meta_size,
                            const struct etl_guid *activity, const struct etl_guid *related,
                            uint32_t n, const struct etl_data *data);
@@ -366,14 +368,14 @@ int etl_write_tracelogging(etl_provider *p, const struct etl_event_descriptor *d
  *  (as TraceEvent with WNODE_FLAG_TRACED_GUID): class GUID, event type
  *  (opcode), level and version, payload the n pieces. Filtered by level and
  *  keyword 0. Same returns. */
-int etl_write_classic(etl_provider *p, const struct etl_guid *class_guid,
+ETL_API int etl_write_classic(etl_provider *p, const struct etl_guid *class_guid,
                       uint8_t type, uint8_t level, uint16_t version,
                       uint32_t n, const struct etl_data *data);
 
 /*! etl_write_instance() : a classic event with an EVENT_INSTANCE_GUID_HEADER
  *  (as TraceEventInstance): instance and parent instance ids, and the
  *  parent's class GUID (NULL: none). Same returns. */
-int etl_write_instance(etl_provider *p, const struct etl_guid *class_guid,
+ETL_API int etl_write_instance(etl_provider *p, const struct etl_guid *class_guid,
                        uint8_t type, uint8_t level, uint16_t version,
                        uint32_t instance_id, uint32_t parent_instance_id,
                        const struct etl_guid *parent_guid,
@@ -384,7 +386,7 @@ int etl_write_instance(etl_provider *p, const struct etl_guid *class_guid,
  *  sequence, GUID, timestamp and system information; arguments the n
  *  pieces. Filtered by level (a WPP level) and keyword (its flags). Same
  *  returns. */
-int etl_write_message(etl_provider *p, uint8_t level, uint64_t keyword,
+ETL_API int etl_write_message(etl_provider *p, uint8_t level, uint64_t keyword,
                       const struct etl_guid *message_guid, uint16_t message_number,
                       uint32_t n, const struct etl_data *data);
 
@@ -392,14 +394,14 @@ int etl_write_message(etl_provider *p, uint8_t level, uint64_t keyword,
 
 /*! etl_activity_get() : the calling thread's current activity id (zero
  *  when none was set). */
-struct etl_guid etl_activity_get(void);
+ETL_API struct etl_guid etl_activity_get(void);
 
 /*! etl_activity_set() : sets the calling thread's current activity id
  *  (NULL clears it); if prev is not NULL it receives the previous one. */
-void etl_activity_set(const struct etl_guid *id, struct etl_guid *prev);
+ETL_API void etl_activity_set(const struct etl_guid *id, struct etl_guid *prev);
 
 /*! etl_activity_new() : a new, process-unique activity id. */
-struct etl_guid etl_activity_new(void);
+ETL_API struct etl_guid etl_activity_new(void);
 
 #ifdef __cplusplus
 }

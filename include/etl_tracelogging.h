@@ -96,6 +96,8 @@
 #ifndef ETL_TRACELOGGING_H
 #define ETL_TRACELOGGING_H
 
+#include "etl_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -113,7 +115,7 @@ extern "C" {
 
 /*! etl__tl_write() : what ETL_TL_WRITE calls: etl_write_tracelogging()
  *  whose pieces may carry ETL__TL_COUNTED. Same returns. */
-int etl__tl_write(etl_provider *p, const struct etl_event_descriptor *d,
+ETL_API int etl__tl_write(etl_provider *p, const struct etl_event_descriptor *d,
                   const void *meta, uint16_t meta_size,
                   const struct etl_guid *activity, const struct etl_guid *related,
                   uint32_t n, const struct etl_data *data);

@@ -27,6 +27,8 @@
 #ifndef ETL_WRITER_H
 #define ETL_WRITER_H
 
+#include "etl_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "etl_errors.h"
@@ -96,35 +98,35 @@ struct etl_writer_options {
 /*! etl_writer_options_init() : fills o with defaults: 64 KiB buffers,
  *  64-bit, 1 processor, QPC at 10 MHz, start now, version 10.0 build
  *  19041, sequential mode. */
-void etl_writer_options_init(struct etl_writer_options *o);
+ETL_API void etl_writer_options_init(struct etl_writer_options *o);
 
 /*! etl_writer_options_from_logfile() : options that reproduce an existing
  *  file's logfile header (clock, anchor, time zone, names, mode, version,
  *  buffer size, timer sources, end time), for re-encoding events read from
  *  it. The NEWFILE bit is left out: it needs a file-name pattern the
  *  header does not hold (set newfile_pattern and the bit to rotate). */
-void etl_writer_options_from_logfile(struct etl_writer_options *o, const struct etl_logfile *lf);
+ETL_API void etl_writer_options_from_logfile(struct etl_writer_options *o, const struct etl_logfile *lf);
 
 /*! etl_writer_new() : @return : a writer, or NULL on out-of-memory. */
-etl_writer *etl_writer_new(void);
+ETL_API etl_writer *etl_writer_new(void);
 
 /*! etl_writer_free() : frees the writer. If it is still open (close was not
  *  called or failed), the output is abandoned: a temporary file is removed
  *  and a target path left as it was. NULL is allowed. */
-void etl_writer_free(etl_writer *w);
+ETL_API void etl_writer_free(etl_writer *w);
 
 /*! etl_writer_open_file() : writes to path through a temporary file beside
  *  it (renamed on a successful close). ".gz" / ".lz4" compress the output.
  *  The options are copied. @return : ETL_OK, ETL_FAILED (bad option:
  *  ETL_E_BAD_VALUE) or ETL_FATAL (cannot create: ETL_E_IO). */
-int etl_writer_open_file(etl_writer *w, const char *path, const struct etl_writer_options *o);
+ETL_API int etl_writer_open_file(etl_writer *w, const char *path, const struct etl_writer_options *o);
 
 /*! etl_writer_open_fd() : writes to a seekable descriptor from offset 0
  *  (not closed by the writer). Same return values. */
-int etl_writer_open_fd(etl_writer *w, int fd, const struct etl_writer_options *o);
+ETL_API int etl_writer_open_fd(etl_writer *w, int fd, const struct etl_writer_options *o);
 
 /*! etl_writer_open_sink() : writes through a callback. Same returns. */
-int etl_writer_open_sink(etl_writer *w, etl_sink_write_fn fn, void *ctx,
+ETL_API int etl_writer_open_sink(etl_writer *w, etl_sink_write_fn fn, void *ctx,
                          const struct etl_writer_options *o);
 
 /*! etl_writer_write_event() : appends ev to the buffer of processor
@@ -135,7 +137,7 @@ int etl_writer_open_sink(etl_writer *w, etl_sink_write_fn fn, void *ctx,
  *  large for a buffer or for the 0xFFFF record size limit, processor out of
  *  range, inconsistent fields: ETL_E_BAD_VALUE) — nothing is truncated and
  *  the writer stays usable; ETL_FATAL when the output failed (ETL_E_IO). */
-int etl_writer_write_event(etl_writer *w, const struct etl_event *ev);
+ETL_API int etl_writer_write_event(etl_writer *w, const struct etl_event *ev);
 
 /*! etl_writer_write_header_event() : adds a record to the header buffer
  *  after the logfile header, in place of the writer's default
@@ -144,7 +146,7 @@ int etl_writer_write_event(etl_writer *w, const struct etl_event *ev);
  *  ...) into a re-encoded file. Only before the first data buffer is
  *  written. @return : ETL_OK; ETL_FAILED when the record does not fit the
  *  header buffer, cannot be encoded, or data was already written. */
-int etl_writer_write_header_event(etl_writer *w, const struct etl_event *ev);
+ETL_API int etl_writer_write_header_event(etl_writer *w, const struct etl_event *ev);
 
 /*! etl_writer_write_raw_buffer() : raw mode: appends one buffer exactly as
  *  given (header bytes, stale padding, compressed payload). The first call
@@ -152,11 +154,11 @@ int etl_writer_write_header_event(etl_writer *w, const struct etl_event *ev);
  *  its own and patches nothing: copy every buffer of a file, header buffer
  *  first, to reproduce it byte for byte. Events cannot be mixed in.
  *  @return : ETL_OK, ETL_FAILED (misuse), ETL_FATAL (I/O). */
-int etl_writer_write_raw_buffer(etl_writer *w, const uint8_t *data, size_t n);
+ETL_API int etl_writer_write_raw_buffer(etl_writer *w, const uint8_t *data, size_t n);
 
 /*! etl_writer_add_lost() : counts events or buffers lost before they
  *  reached the writer, recorded in the header on close. */
-void etl_writer_add_lost(etl_writer *w, uint32_t events, uint32_t buffers);
+ETL_API void etl_writer_add_lost(etl_writer *w, uint32_t events, uint32_t buffers);
 
 /*! etl_writer_close() : flushes every buffer (the last written gets the
  *  flush-marker flag), finalises the header, and for a path renames the
@@ -166,7 +168,7 @@ void etl_writer_add_lost(etl_writer *w, uint32_t events, uint32_t buffers);
  *  failed but the file was still finalised (the losses are counted in
  *  BuffersLost); ETL_FATAL with the output abandoned as described for
  *  etl_writer_free(). */
-int etl_writer_close(etl_writer *w);
+ETL_API int etl_writer_close(etl_writer *w);
 
 /* Figures of a writer. */
 struct etl_writer_stats {
@@ -178,12 +180,12 @@ struct etl_writer_stats {
 };
 
 /*! etl_writer_stats() : copies the running figures into *st. */
-void etl_writer_stats(const etl_writer *w, struct etl_writer_stats *st);
+ETL_API void etl_writer_stats(const etl_writer *w, struct etl_writer_stats *st);
 
 /*! etl_writer_errcode(), etl_writer_errmsg() : reason and sentence of the
  *  last failure; owned by the writer. */
-int etl_writer_errcode(const etl_writer *w);
-const char *etl_writer_errmsg(const etl_writer *w);
+ETL_API int etl_writer_errcode(const etl_writer *w);
+ETL_API const char *etl_writer_errmsg(const etl_writer *w);
 
 #ifdef __cplusplus
 }
