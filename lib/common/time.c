@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "etl.h"
-#include "lib/read/read_internal.h"
+#include "lib/common/clock.h"
 #include "lib/common/fmt.h"
 
 void etl__clock_init(struct etl_clock *ck, const struct etl_logfile *lf)

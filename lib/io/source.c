@@ -16,13 +16,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lz4frame.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "lib/read/read_internal.h"
+#include "etl_errors.h"
+#include "lib/io/source.h"
 
 #define IN_CHUNK (256u * 1024u)
 #define WIN_MIN (1024u * 1024u)

@@ -27,9 +27,32 @@
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
 #include <string.h>
-#include "lib/read/read_internal.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include "etl_compress.h"
+#include "lib/common/cursor.h"
+#include "lib/read/buffer.h"
 
 #define HDR ETL_BUFFER_HEADER_SIZE
+
+void etl__walk_fatal(struct etl_walk *w, int code, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	w->fatal_code = code;
+	w->fatal_off = off;
+	va_start(ap, fmt);
+	vsnprintf(w->fatal_msg, sizeof w->fatal_msg, fmt, ap);
+	va_end(ap);
+}
+
+void etl__walk_source_damage(struct etl_walk *w, uint64_t off)
+{
+	if (w->src.errmsg[0]) {
+		etl__damage_add(&w->damage, ETL_E_DECOMPRESS, off, "%s: offset=0x%llx (in the decompressed stream)",
+		                w->src.errmsg, (unsigned long long)off);
+		w->src.errmsg[0] = 0;
+	}
+}
 
 static void parse_header(const uint8_t *p, uint64_t off, struct etl_buffer_info *bi)
 {
@@ -54,40 +77,40 @@ static void parse_header(const uint8_t *p, uint64_t off, struct etl_buffer_info 
 	bi->header = p;
 }
 
-int etl__buffer_header(struct etl_reader *r, uint64_t off, struct etl_buffer_info *bi,
+int etl__buffer_header(struct etl_walk *w, uint64_t off, struct etl_buffer_info *bi,
                        uint64_t *next, int walk)
 {
 	const uint8_t *p;
 	size_t avail;
 	*next = UINT64_MAX;
-	if (etl__src_get(&r->src, off, HDR, &p, &avail) != ETL_OK) {
-		etl__seterr(r, ETL_E_IO, off, "%s", r->src.errmsg);
+	if (etl__src_get(&w->src, off, HDR, &p, &avail) != ETL_OK) {
+		etl__walk_fatal(w, ETL_E_IO, off, "%s", w->src.errmsg);
 		return ETL_FATAL;
 	}
 	if (avail == 0)
 		return ETL_END;
 	if (walk) {
-		r->stats.bytes_in = off;
+		w->stats.bytes_in = off;
 	}
 	if (avail < HDR) {
 		if (walk)
-			etl__pend(r, ETL_E_TRUNCATED, off,
+			etl__damage_add(&w->damage, ETL_E_TRUNCATED, off,
 			          "Buffer header cut short by the end of the input: offset=0x%llx, available=%zu",
 			          (unsigned long long)off, avail);
 		return ETL_FAILED;
 	}
 	parse_header(p, off, bi);
 	if (walk) {
-		r->stats.buffers++;
+		w->stats.buffers++;
 		if (bi->compressed)
-			r->stats.compressed_buffers++;
+			w->stats.compressed_buffers++;
 	}
 	/* SPEC: §1.5 - a BufferSize below the header size cannot be chained:
 	 * the walk stops here. */
 	if (bi->buffer_size < HDR) {
 		if (walk) {
-			r->stats.bad_buffers++;
-			etl__pend(r, ETL_E_BAD_SIZE, off,
+			w->stats.bad_buffers++;
+			etl__damage_add(&w->damage, ETL_E_BAD_SIZE, off,
 			          "BufferSize is smaller than a buffer header, so the walk stops: offset=0x%llx, buffer-size=%u",
 			          (unsigned long long)off, bi->buffer_size);
 		}
@@ -96,14 +119,13 @@ int etl__buffer_header(struct etl_reader *r, uint64_t off, struct etl_buffer_inf
 	if (bi->buffer_size > ETL_MAX_BUFFER_SIZE) {
 		/* Resynchronise on the logger's buffer size when buffers are of
 		 * fixed size (not in compressed files, where they vary). */
-		uint32_t step = r->lf.present ? r->lf.buffer_size : 0;
-		int fixed = step >= HDR && step <= ETL_MAX_BUFFER_SIZE &&
-		            !(r->lf.log_file_mode & 0x04000000u);
+		uint32_t step = w->logger_buffer_size;
+		int fixed = step >= HDR && step <= ETL_MAX_BUFFER_SIZE && !w->compressed_file;
 		if (fixed)
 			*next = off + step;
 		if (walk) {
-			r->stats.bad_buffers++;
-			etl__pend(r, ETL_E_BAD_SIZE, off,
+			w->stats.bad_buffers++;
+			etl__damage_add(&w->damage, ETL_E_BAD_SIZE, off,
 			          "BufferSize is larger than any ETW buffer; %s: offset=0x%llx, buffer-size=%u",
 			          fixed ? "skipping one logger buffer" : "the walk stops",
 			          (unsigned long long)off, bi->buffer_size);
@@ -114,8 +136,8 @@ int etl__buffer_header(struct etl_reader *r, uint64_t off, struct etl_buffer_inf
 	if (bi->compressed) {
 		if (bi->saved_offset < HDR || bi->saved_offset > ETL_MAX_BUFFER_SIZE) {
 			if (walk) {
-				r->stats.bad_buffers++;
-				etl__pend(r, ETL_E_BAD_SIZE, off,
+				w->stats.bad_buffers++;
+				etl__damage_add(&w->damage, ETL_E_BAD_SIZE, off,
 				          "Compressed buffer has an impossible uncompressed size; buffer skipped: offset=0x%llx, saved-offset=%u",
 				          (unsigned long long)off, bi->saved_offset);
 			}
@@ -125,12 +147,12 @@ int etl__buffer_header(struct etl_reader *r, uint64_t off, struct etl_buffer_inf
 		 * of records. Holding it to the logfile's BufferSize also bounds
 		 * the memory of time order (one inflated buffer per processor)
 		 * against tiny buffers that claim to inflate to 32 MiB. */
-		if (r->lf.present && r->lf.buffer_size >= HDR && bi->saved_offset > r->lf.buffer_size) {
+		if (w->logger_buffer_size >= HDR && bi->saved_offset > w->logger_buffer_size) {
 			if (walk) {
-				r->stats.bad_buffers++;
-				etl__pend(r, ETL_E_BAD_SIZE, off,
+				w->stats.bad_buffers++;
+				etl__damage_add(&w->damage, ETL_E_BAD_SIZE, off,
 				          "Compressed buffer claims more records than a logger buffer holds; buffer skipped: offset=0x%llx, saved-offset=%u, buffer-size=%u",
-				          (unsigned long long)off, bi->saved_offset, r->lf.buffer_size);
+				          (unsigned long long)off, bi->saved_offset, w->logger_buffer_size);
 			}
 			return ETL_FAILED;
 		}
@@ -142,8 +164,8 @@ int etl__buffer_header(struct etl_reader *r, uint64_t off, struct etl_buffer_inf
 			end = bi->buffer_size;
 		if (end < HDR) {
 			if (walk) {
-				r->stats.bad_buffers++;
-				etl__pend(r, ETL_E_BAD_SIZE, off,
+				w->stats.bad_buffers++;
+				etl__damage_add(&w->damage, ETL_E_BAD_SIZE, off,
 				          "Buffer's valid end lies inside its header; buffer skipped: offset=0x%llx, saved-offset=%u, offset-field=%u",
 				          (unsigned long long)off, bi->saved_offset, bi->offset);
 			}
@@ -154,14 +176,14 @@ int etl__buffer_header(struct etl_reader *r, uint64_t off, struct etl_buffer_inf
 	return ETL_OK;
 }
 
-int etl__buffer_load(struct etl_reader *r, const struct etl_buffer_info *info,
+int etl__buffer_load(struct etl_walk *w, const struct etl_buffer_info *info,
                      struct etl_bufview *bv)
 {
 	const uint8_t *p;
 	size_t avail;
 	uint64_t off = info->file_offset;
-	if (etl__src_get(&r->src, off, info->buffer_size, &p, &avail) != ETL_OK) {
-		etl__seterr(r, ETL_E_IO, off, "%s", r->src.errmsg);
+	if (etl__src_get(&w->src, off, info->buffer_size, &p, &avail) != ETL_OK) {
+		etl__walk_fatal(w, ETL_E_IO, off, "%s", w->src.errmsg);
 		return ETL_FATAL;
 	}
 	bv->info = *info;
@@ -176,15 +198,15 @@ int etl__buffer_load(struct etl_reader *r, const struct etl_buffer_info *info,
 		if (avail < info->buffer_size) {
 			/* Reported once by etl__buffer_next_record() after the
 			 * complete records (cut_short()). */
-			r->stats.bad_buffers++;
+			w->stats.bad_buffers++;
 			if (bv->end > avail)
 				bv->end = (uint32_t)avail;
 		}
 		return ETL_OK;
 	}
 	if (avail < info->buffer_size) {
-		r->stats.bad_buffers++;
-		etl__pend(r, ETL_E_TRUNCATED, off,
+		w->stats.bad_buffers++;
+		etl__damage_add(&w->damage, ETL_E_TRUNCATED, off,
 		          "Compressed buffer cut short by the end of the input; buffer skipped: offset=0x%llx, buffer-size=%u, available=%zu",
 		          (unsigned long long)off, info->buffer_size, avail);
 		return ETL_FAILED;
@@ -193,7 +215,7 @@ int etl__buffer_load(struct etl_reader *r, const struct etl_buffer_info *info,
 	if (need > bv->scratch_cap) {
 		uint8_t *s = realloc(bv->scratch, need);
 		if (!s) {
-			etl__pend(r, ETL_E_NOMEM, off, "Out of memory inflating a buffer: offset=0x%llx, size=%zu",
+			etl__damage_add(&w->damage, ETL_E_NOMEM, off, "Out of memory inflating a buffer: offset=0x%llx, size=%zu",
 			          (unsigned long long)off, need);
 			return ETL_FAILED;
 		}
@@ -204,19 +226,19 @@ int etl__buffer_load(struct etl_reader *r, const struct etl_buffer_info *info,
 	size_t out_len = 0, err_pos = 0;
 	int err = 0;
 	int (*inflate)(const uint8_t *, size_t, uint8_t *, size_t, size_t *, int *, size_t *) =
-		r->compression_format == ETL_COMPRESSION_LZNT1       ? etl_lznt1_decompress :
-		r->compression_format == ETL_COMPRESSION_XPRESS_HUFF ? etl_xpress_huff_decompress :
+		w->compression_format == ETL_COMPRESSION_LZNT1       ? etl_lznt1_decompress :
+		w->compression_format == ETL_COMPRESSION_XPRESS_HUFF ? etl_xpress_huff_decompress :
 		                                                       etl_lz77_decompress;
 	int rc = inflate(p + HDR, info->buffer_size - HDR, bv->scratch + HDR,
 	                             info->inflated_size, &out_len, &err, &err_pos);
 	if (rc != ETL_OK || out_len != info->inflated_size) {
-		r->stats.bad_buffers++;
+		w->stats.bad_buffers++;
 		if (rc != ETL_OK)
-			etl__pend(r, ETL_E_DECOMPRESS, off + HDR + err_pos,
+			etl__damage_add(&w->damage, ETL_E_DECOMPRESS, off + HDR + err_pos,
 			          "Compressed buffer is malformed; buffer skipped: offset=0x%llx, compressed-size=%u, produced=%zu, expected=%u",
 			          (unsigned long long)off, info->buffer_size - HDR, out_len, info->inflated_size);
 		else
-			etl__pend(r, ETL_E_DECOMPRESS, off,
+			etl__damage_add(&w->damage, ETL_E_DECOMPRESS, off,
 			          "Compressed buffer inflates to the wrong size; buffer skipped: offset=0x%llx, produced=%zu, expected=%u",
 			          (unsigned long long)off, out_len, info->inflated_size);
 		return ETL_FAILED;
@@ -228,10 +250,10 @@ int etl__buffer_load(struct etl_reader *r, const struct etl_buffer_info *info,
 }
 
 /* Gives up on the rest of a buffer after a bad record. */
-static int abandon(struct etl_reader *r, struct etl_bufview *bv)
+static int abandon(struct etl_walk *w, struct etl_bufview *bv)
 {
 	bv->pos = bv->end;
-	r->stats.bad_buffers++;
+	w->stats.bad_buffers++;
 	return ETL_FAILED;
 }
 
@@ -259,12 +281,12 @@ static inline void zero_event(struct etl_event *ev)
 /* End of a buffer's records. An uncompressed buffer cut short by the end
  * of the input is reported here, once, after its complete records (the
  * caller abandons the buffer on ETL_FAILED); else ETL_END. */
-static int cut_short(struct etl_reader *r, struct etl_bufview *bv)
+static int cut_short(struct etl_walk *w, struct etl_bufview *bv)
 {
 	if (bv->info.compressed || bv->info.available >= bv->info.buffer_size)
 		return ETL_END;
 	bv->pos = bv->end;
-	etl__pend(r, ETL_E_TRUNCATED, bv->info.file_offset,
+	etl__damage_add(&w->damage, ETL_E_TRUNCATED, bv->info.file_offset,
 	          "Buffer cut short by the end of the input; its complete records were read: offset=0x%llx, buffer-size=%u, available=%u",
 	          (unsigned long long)bv->info.file_offset, bv->info.buffer_size, bv->info.available);
 	return ETL_FAILED;
@@ -275,41 +297,41 @@ static int cut_short(struct etl_reader *r, struct etl_bufview *bv)
 	(bv)->info.compressed ? " (compressed buffer)" : "", \
 	(unsigned long long)(bv)->info.file_offset, (unsigned)(pos)
 
-int etl__buffer_next_record(struct etl_reader *r, struct etl_bufview *bv,
+int etl__buffer_next_record(struct etl_walk *w, struct etl_bufview *bv,
                             struct etl_event *ev, char *warn, size_t warnlen)
 {
 	uint32_t pos = bv->pos, end = bv->end;
 	if (pos >= end || end - pos < 4)
-		return cut_short(r, bv);
+		return cut_short(w, bv);
 	const uint8_t *rec = bv->data + pos;
 	uint32_t marker = etl_le32(rec);
 	if (marker == ETL_MARKER_END)
-		return cut_short(r, bv);
+		return cut_short(w, bv);
 	const struct etl_hdr_ops *ops = etl__hdr_for_marker(marker);
 	if (!ops) {
-		etl__pend(r, ETL_E_UNSUPPORTED_HEADER_TYPE, rec_off(bv, pos),
+		etl__damage_add(&w->damage, ETL_E_UNSUPPORTED_HEADER_TYPE, rec_off(bv, pos),
 		          "Unknown record marker; rest of the buffer skipped: marker=0x%08x, " WHERE_FMT,
 		          marker, WHERE_ARGS(bv, pos));
-		return abandon(r, bv);
+		return abandon(w, bv);
 	}
 	if (end - pos < 8) {
 		if (end < bv->info.data_end)
-			return cut_short(r, bv);
-		etl__pend(r, ETL_E_TRUNCATED, rec_off(bv, pos),
+			return cut_short(w, bv);
+		etl__damage_add(&w->damage, ETL_E_TRUNCATED, rec_off(bv, pos),
 		          "Record header runs past the buffer's valid end; rest of the buffer skipped: " WHERE_FMT,
 		          WHERE_ARGS(bv, pos));
-		return abandon(r, bv);
+		return abandon(w, bv);
 	}
 	uint32_t size = 0;
 	if (ops->peek_size(rec, &size) != 0 || size < ops->min_size || size > end - pos) {
 		/* A record that fits the valid end but not the bytes present. */
 		if (end < bv->info.data_end && size >= ops->min_size && size > end - pos &&
 		    size <= bv->info.data_end - pos)
-			return cut_short(r, bv);
-		etl__pend(r, ETL_E_BAD_SIZE, rec_off(bv, pos),
+			return cut_short(w, bv);
+		etl__damage_add(&w->damage, ETL_E_BAD_SIZE, rec_off(bv, pos),
 		          "Record size does not fit; rest of the buffer skipped: header=%s, size=%u, minimum=%u, left=%u, " WHERE_FMT,
 		          ops->name, size, ops->min_size, end - pos, WHERE_ARGS(bv, pos));
-		return abandon(r, bv);
+		return abandon(w, bv);
 	}
 	struct etl_cur c;
 	struct etl_err err;
@@ -317,11 +339,11 @@ int etl__buffer_next_record(struct etl_reader *r, struct etl_bufview *bv,
 	zero_event(ev);
 	err.code = 0;
 	err.msg[0] = 0;
-	int rc = ops->decode(&c, &r->ctx, ev, &err);
+	int rc = ops->decode(&c, &w->ctx, ev, &err);
 	if (rc == ETL_FAILED) {
-		etl__pend(r, err.code ? err.code : ETL_E_BAD_VALUE, rec_off(bv, pos),
+		etl__damage_add(&w->damage, err.code ? err.code : ETL_E_BAD_VALUE, rec_off(bv, pos),
 		          "%s; rest of the buffer skipped: " WHERE_FMT, err.msg, WHERE_ARGS(bv, pos + err.pos));
-		return abandon(r, bv);
+		return abandon(w, bv);
 	}
 	ev->size = size;
 	ev->record = rec;
@@ -333,7 +355,7 @@ int etl__buffer_next_record(struct etl_reader *r, struct etl_bufview *bv,
 	ev->file_offset = rec_off(bv, pos);
 	if (ev->present & ETL_EVF_TIMESTAMP) {
 		bv->last_ts = ev->timestamp;
-		if (etl__clock_to_utc(&r->clock, ev->timestamp, &ev->utc) == ETL_OK)
+		if (etl__clock_to_utc(&w->clock, ev->timestamp, &ev->utc) == ETL_OK)
 			ev->present |= ETL_EVF_UTC;
 	}
 	bv->pos = pos + (uint32_t)ETL_ALIGN8((size_t)size);

@@ -26,7 +26,7 @@
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
 #include <string.h>
-#include "lib/read/read_internal.h"
+#include "lib/read/logfile.h"
 
 #define TZ_SIZE 172u
 

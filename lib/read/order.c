@@ -21,7 +21,7 @@
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
 #include <string.h>
-#include "lib/read/read_internal.h"
+#include "lib/read/order.h"
 
 static int cmp_index(const void *a, const void *b)
 {
@@ -35,7 +35,7 @@ static int cmp_index(const void *a, const void *b)
 	return 0;
 }
 
-static int push_index(struct etl_reader *r, const struct etl_buffer_info *bi)
+static int push_index(struct etl_order *r, const struct etl_buffer_info *bi)
 {
 	if (r->n_index == r->cap_index) {
 		size_t cap = r->cap_index ? r->cap_index * 2 : 64;
@@ -52,20 +52,20 @@ static int push_index(struct etl_reader *r, const struct etl_buffer_info *bi)
 	return ETL_OK;
 }
 
-int etl__order_build(struct etl_reader *r)
+int etl__order_build(struct etl_order *r, struct etl_walk *w)
 {
 	uint64_t off = 0;
-	r->indexed = 1;
+	r->built = 1;
 	for (;;) {
 		struct etl_buffer_info bi;
 		uint64_t next;
-		int rc = etl__buffer_header(r, off, &bi, &next, 1);
+		int rc = etl__buffer_header(w, off, &bi, &next, 1);
 		if (rc == ETL_FATAL)
 			return ETL_FATAL;
 		if (rc == ETL_END)
 			break;
 		if (rc == ETL_OK && push_index(r, &bi) != ETL_OK) {
-			etl__seterr(r, ETL_E_NOMEM, off, "Out of memory for the buffer index: buffers=%zu", r->n_index);
+			etl__walk_fatal(w, ETL_E_NOMEM, off, "Out of memory for the buffer index: buffers=%zu", r->n_index);
 			return ETL_FATAL;
 		}
 		if (next == UINT64_MAX)
@@ -74,12 +74,8 @@ int etl__order_build(struct etl_reader *r)
 	}
 	/* A gzip / LZ4 wrapper found damaged while the input was spooled
 	 * (lib/io/source.c leaves the reason in src.errmsg). */
-	if (r->src.errmsg[0]) {
-		etl__pend(r, ETL_E_DECOMPRESS, off, "%s: offset=0x%llx (in the decompressed stream)",
-		          r->src.errmsg, (unsigned long long)off);
-		r->src.errmsg[0] = 0;
-	}
-	r->stats.bytes_in = 0;
+	etl__walk_source_damage(w, off);
+	w->stats.bytes_in = 0;
 	if (r->n_index == 0)
 		return ETL_OK;
 	qsort(r->index, r->n_index, sizeof *r->index, cmp_index);
@@ -91,7 +87,7 @@ int etl__order_build(struct etl_reader *r)
 	r->heap = calloc(n, sizeof *r->heap);
 	r->adv = calloc(n, sizeof *r->adv);
 	if (!r->streams || !r->heap || !r->adv) {
-		etl__seterr(r, ETL_E_NOMEM, 0, "Out of memory for %zu processor streams", n);
+		etl__walk_fatal(w, ETL_E_NOMEM, 0, "Out of memory for %zu processor streams", n);
 		return ETL_FATAL;
 	}
 	size_t k = 0;
@@ -112,7 +108,7 @@ int etl__order_build(struct etl_reader *r)
 	return ETL_OK;
 }
 
-void etl__order_free(struct etl_reader *r)
+void etl__order_free(struct etl_order *r)
 {
 	for (size_t i = 0; i < r->n_streams; i++)
 		free(r->streams[i].bv.scratch);
@@ -129,7 +125,7 @@ void etl__order_free(struct etl_reader *r)
 
 /* Heap order: smaller timestamp first; the lower stream index breaks ties
  * so the order is deterministic. */
-static int before(const struct etl_reader *r, size_t a, size_t b)
+static int before(const struct etl_order *r, size_t a, size_t b)
 {
 	const struct etl_stream *x = &r->streams[a], *y = &r->streams[b];
 	if (x->key != y->key)
@@ -137,7 +133,7 @@ static int before(const struct etl_reader *r, size_t a, size_t b)
 	return a < b;
 }
 
-static void heap_push(struct etl_reader *r, size_t s)
+static void heap_push(struct etl_order *r, size_t s)
 {
 	size_t i = r->n_heap++;
 	while (i > 0) {
@@ -150,7 +146,7 @@ static void heap_push(struct etl_reader *r, size_t s)
 	r->heap[i] = s;
 }
 
-static size_t heap_pop(struct etl_reader *r)
+static size_t heap_pop(struct etl_order *r)
 {
 	size_t top = r->heap[0];
 	size_t last = r->heap[--r->n_heap];
@@ -173,7 +169,7 @@ static size_t heap_pop(struct etl_reader *r)
 
 /* The top stream's key changed (a stream's next key is mostly larger):
  * moves it down to its place; a smaller one, below its children, stays. */
-static void heap_sift_top(struct etl_reader *r)
+static void heap_sift_top(struct etl_order *r)
 {
 	size_t s = r->heap[0];
 	size_t i = 0, n = r->n_heap;
@@ -193,11 +189,11 @@ static void heap_sift_top(struct etl_reader *r)
 
 /* Decodes the stream's next event into s->ev, loading its next buffer when
  * the current one is exhausted. ETL_OK, ETL_END, ETL_FAILED, ETL_FATAL. */
-static int advance(struct etl_reader *r, struct etl_stream *s)
+static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s)
 {
 	for (;;) {
 		if (s->has_buffer) {
-			int rc = etl__buffer_next_record(r, &s->bv, &s->ev, s->warn, sizeof s->warn);
+			int rc = etl__buffer_next_record(w, &s->bv, &s->ev, s->warn, sizeof s->warn);
 			if (rc == ETL_OK || rc == ETL_WARN) {
 				s->ev_status = rc;
 				s->key = s->bv.last_ts;
@@ -212,13 +208,13 @@ static int advance(struct etl_reader *r, struct etl_stream *s)
 		struct etl_buffer_info bi;
 		uint64_t next;
 		const struct etl_index_entry *e = &r->index[s->next_idx++];
-		int rc = etl__buffer_header(r, e->off, &bi, &next, 0);
+		int rc = etl__buffer_header(w, e->off, &bi, &next, 0);
 		if (rc == ETL_FATAL)
 			return ETL_FATAL;
 		if (rc != ETL_OK)
 			continue; /* cannot happen: indexed headers were valid */
-		r->stats.bytes_in = e->off;
-		rc = etl__buffer_load(r, &bi, &s->bv);
+		w->stats.bytes_in = e->off;
+		rc = etl__buffer_load(w, &bi, &s->bv);
 		if (rc == ETL_FATAL)
 			return ETL_FATAL;
 		if (rc == ETL_FAILED)
@@ -227,19 +223,18 @@ static int advance(struct etl_reader *r, struct etl_stream *s)
 	}
 }
 
-int etl__order_next(struct etl_reader *r, const struct etl_event **ev)
+int etl__order_next(struct etl_order *r, struct etl_walk *w, const struct etl_event **ev,
+                    const struct etl_buffer_info **buf, const char **warn)
 {
 	for (;;) {
-		if (etl__pop_pending(r))
-			return ETL_FAILED;
 		if (r->n_adv > 0) {
 			size_t si = r->adv[r->n_adv - 1];
 			struct etl_stream *s = &r->streams[si];
-			int rc = advance(r, s);
+			int rc = advance(r, w, s);
 			if (rc == ETL_FATAL)
 				return ETL_FATAL;
 			if (rc == ETL_FAILED)
-				continue;   /* reported next turn; the stream goes on */
+				return ETL_FAILED;   /* queued; the stream goes on */
 			r->n_adv--;
 			if (rc == ETL_OK)
 				heap_push(r, si);
@@ -252,11 +247,11 @@ int etl__order_next(struct etl_reader *r, const struct etl_event **ev)
 			 * the heap at its end. The same order as popping it and
 			 * pushing it back, the order being total. */
 			struct etl_stream *s = &r->streams[r->heap[0]];
-			int rc = advance(r, s);
+			int rc = advance(r, w, s);
 			if (rc == ETL_FATAL)
 				return ETL_FATAL;
 			if (rc == ETL_FAILED)
-				continue;   /* reported next turn; the stream goes on */
+				return ETL_FAILED;   /* queued; the stream goes on */
 			r->top_out = 0;
 			if (rc == ETL_OK)
 				heap_sift_top(r);
@@ -269,11 +264,10 @@ int etl__order_next(struct etl_reader *r, const struct etl_event **ev)
 		size_t si = r->heap[0];
 		struct etl_stream *s = &r->streams[si];
 		r->top_out = 1;
-		r->stats.records++;
-		r->cur_buf = &s->bv.info;
+		*buf = &s->bv.info;
 		*ev = &s->ev;
 		if (s->ev_status == ETL_WARN)
-			etl__seterr(r, ETL_E_UNSUPPORTED, s->ev.file_offset, "%s", s->warn);
+			*warn = s->warn;
 		return s->ev_status;
 	}
 }
