@@ -27,13 +27,13 @@ struct csv_priv {
 	struct etl_outbuf clean;
 };
 
-static int csv_open(struct etl_output *o)
+static int csv_open(struct etl_render *o)
 {
 	o->priv = calloc(1, sizeof(struct csv_priv));
 	return o->priv ? ETL_OK : ETL_FATAL;
 }
 
-static void csv_close(struct etl_output *o)
+static void csv_close(struct etl_render *o)
 {
 	struct csv_priv *c = o->priv;
 	if (!c)
@@ -82,15 +82,15 @@ static void field_u(struct etl_outbuf *b, int known, unsigned long long v)
 	etl__ob_putc(b, ',');
 }
 
-static int csv_begin(struct etl_output *o)
+static int csv_begin(struct etl_render *o)
 {
 	etl__ob_puts(&o->buf, "TimeCreated,ProviderName,ProviderGuid,EventID,Version,Level,Task,"
 	             "Opcode,Keywords,ProcessID,ThreadID,ProcessorID,HeaderType,PayloadSize,"
 	             "Properties\r\n");
-	return etl__output_flush(o);
+	return etl__render_flush(o);
 }
 
-static int csv_event(struct etl_output *o, const struct etl_out_rec *r)
+static int csv_event(struct etl_render *o, const struct etl_out_rec *r)
 {
 	struct csv_priv *c = o->priv;
 	struct etl_outbuf *b = &o->buf;
@@ -116,7 +116,7 @@ static int csv_event(struct etl_output *o, const struct etl_out_rec *r)
 	if (etl__out_props_list(&c->field, r, "; ") != 0)
 		b->oom = 1;
 	field(c, b, c->field.p ? c->field.p : "", c->field.len, "\r\n");
-	return etl__output_flush(o);
+	return etl__render_flush(o);
 }
 
 const struct etl_out_ops etl__out_csv = {

@@ -124,7 +124,7 @@ static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
 }
 _Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
-static int open_common(struct etl_output *o, int lines)
+static int open_common(struct etl_render *o, int lines)
 {
 	struct json_priv *j = calloc(1, sizeof *j);
 	if (!j)
@@ -134,17 +134,17 @@ static int open_common(struct etl_output *o, int lines)
 	return ETL_OK;
 }
 
-static int json_open(struct etl_output *o)
+static int json_open(struct etl_render *o)
 {
 	return open_common(o, 0);
 }
 
-static int jsonl_open(struct etl_output *o)
+static int jsonl_open(struct etl_render *o)
 {
 	return open_common(o, 1);
 }
 
-static void json_close(struct etl_output *o)
+static void json_close(struct etl_render *o)
 {
 	struct json_priv *j = o->priv;
 	if (!j)
@@ -950,7 +950,7 @@ static void record(struct json_priv *j, struct etl_outbuf *b, const struct etl_o
 	etl__ob_putc(b, '}');
 }
 
-static int json_event(struct etl_output *o, const struct etl_out_rec *r)
+static int json_event(struct etl_render *o, const struct etl_out_rec *r)
 {
 	struct json_priv *j = o->priv;
 	struct etl_outbuf *b = &o->buf;
@@ -967,16 +967,16 @@ static int json_event(struct etl_output *o, const struct etl_out_rec *r)
 	}
 	if (!r->is_header)
 		j->events++;
-	return etl__output_flush(o);
+	return etl__render_flush(o);
 }
 
-static int json_end(struct etl_output *o)
+static int json_end(struct etl_render *o)
 {
 	struct json_priv *j = o->priv;
 	if (j->lines)
 		return ETL_OK;
 	etl__ob_puts(&o->buf, "\n]}\n");
-	return etl__output_flush(o);
+	return etl__render_flush(o);
 }
 
 const struct etl_out_ops etl__out_json = {

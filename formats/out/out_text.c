@@ -1,5 +1,5 @@
 /*
- * out_text.c - one human-readable line per event: etldump's columns
+ * formats/out/out_text.c - one human-readable line per event: etldump's columns
  *
  *   TIME  cpu=N pid=N tid=N KIND PROVIDER[/EVENT] id=N|op=N [hook=0xNNNN]
  *   lvl=N kw=0xN size=N
@@ -7,64 +7,12 @@
  * (padded as etldump pads them; PROVIDER is the decoder's provider name,
  * else etldump's name, "component:N" or GUID; EVENT the decoder's event
  * name or the EventTrace record name), then " name=value" per property
- * leaf (etl__out_props_list). Lines end with LF.
- *
- * etl__out_props_list() is shared with out_csv.c: leaves of the property
- * tree with flattened names ("s.member", "a[0]"), values as
- * etl__out_text_value() quotes them; for an event that could not be
- * decoded: ErrorCode=N Reason="..." EventPayload=HEX.
+ * leaf (etl__out_props_list(), lib/render/value_format.c). Lines end with LF.
  */
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
 #include <string.h>
 #include "formats/out/out.h"
-
-struct list_walk {
-	struct etl_outbuf *b;
-	struct etl_outbuf val;
-	const char *sep;
-	int first;
-};
-
-static int list_leaf(void *arg, const char *name, size_t name_len, const struct etl_prop *p)
-{
-	struct list_walk *w = arg;
-	if (!w->first)
-		etl__ob_puts(w->b, w->sep);
-	w->first = 0;
-	etl__out_text_name(w->b, name, name_len);
-	etl__ob_putc(w->b, '=');
-	w->val.len = 0;
-	etl__out_value(&w->val, p);
-	if (w->val.oom)
-		return -1;
-	etl__out_text_value(w->b, w->val.p ? w->val.p : "", w->val.len);
-	return 0;
-}
-
-int etl__out_props_list(struct etl_outbuf *b, const struct etl_out_rec *r, const char *sep)
-{
-	struct list_walk w;
-	int rc = 0;
-	memset(&w, 0, sizeof w);
-	w.b = b;
-	w.sep = sep;
-	w.first = 1;
-	if (r->has_data) {
-		rc = etl__out_leaves(r, list_leaf, &w);
-	} else if (r->has_error) {
-		const char *reason = r->error_reason ? r->error_reason : "";
-		etl__ob_printf(b, "ErrorCode=%u%sReason=", (unsigned)r->error_code, sep);
-		etl__out_text_value(b, reason, strlen(reason));
-		etl__ob_printf(b, "%sEventPayload=", sep);
-		if (r->payload_len)
-			etl__out_hex(b, r->payload, r->payload_len);
-		else
-			etl__ob_puts(b, "\"\"");
-	}
-	etl__ob_free(&w.val);
-	return rc;
-}
 
 /* Pads with spaces so that the field started at start is width wide, then
  * adds one separating space (as etldump does). */
@@ -75,7 +23,7 @@ static void pad(struct etl_outbuf *b, size_t start, size_t width)
 	etl__ob_putc(b, ' ');
 }
 
-static int text_event(struct etl_output *o, const struct etl_out_rec *r)
+static int text_event(struct etl_render *o, const struct etl_out_rec *r)
 {
 	struct etl_outbuf *b = &o->buf;
 	char t[ETL_TIME_STRLEN];
@@ -148,7 +96,7 @@ static int text_event(struct etl_output *o, const struct etl_out_rec *r)
 	if (b->len == after && !b->oom)
 		b->len = mark;               /* no property: no trailing spaces */
 	etl__ob_putc(b, '\n');
-	return etl__output_flush(o);
+	return etl__render_flush(o);
 }
 
 const struct etl_out_ops etl__out_text = {

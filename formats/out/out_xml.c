@@ -61,7 +61,7 @@ struct xml_priv {
 
 /* libxml2 writes into memory (x->xb), never to the sink itself: sink
  * failures are ours to report, and libxml2 prints nothing. */
-static int xml_flush(struct etl_output *o)
+static int xml_flush(struct etl_render *o)
 {
 	struct xml_priv *x = o->priv;
 	if (xmlTextWriterFlush(x->w) < 0)
@@ -69,12 +69,12 @@ static int xml_flush(struct etl_output *o)
 	int n = xmlBufferLength(x->xb);
 	int st = ETL_OK;
 	if (n > 0)
-		st = etl__output_write(o, xmlBufferContent(x->xb), (size_t)n);
+		st = etl__render_write(o, xmlBufferContent(x->xb), (size_t)n);
 	xmlBufferEmpty(x->xb);
 	return st;
 }
 
-static int xml_open(struct etl_output *o)
+static int xml_open(struct etl_render *o)
 {
 	struct xml_priv *x = calloc(1, sizeof *x);
 	if (!x)
@@ -90,7 +90,7 @@ static int xml_open(struct etl_output *o)
 	return ETL_OK;
 }
 
-static void xml_close(struct etl_output *o)
+static void xml_close(struct etl_render *o)
 {
 	struct xml_priv *x = o->priv;
 	if (!x)
@@ -174,7 +174,7 @@ static void elem_num(struct xml_priv *x, const char *name, const char *fmt, unsi
 	elem_text(x, name, s);
 }
 
-static int xml_begin(struct etl_output *o)
+static int xml_begin(struct etl_render *o)
 {
 	struct xml_priv *x = o->priv;
 	chk(x, xmlTextWriterStartDocument(x->w, "1.0", "UTF-8", NULL));
@@ -183,7 +183,7 @@ static int xml_begin(struct etl_output *o)
 	if (xml_flush(o) != ETL_OK)
 		return ETL_FATAL;
 	if (x->failed)
-		return etl__output_fail(o, ETL_E_NOMEM, "Cannot start the XML document");
+		return etl__render_fail(o, ETL_E_NOMEM, "Cannot start the XML document");
 	return ETL_OK;
 }
 
@@ -339,7 +339,7 @@ static void ext_tracing_part(struct xml_priv *x, const struct etl_out_rec *r)
 	end(x);
 }
 
-static int xml_event(struct etl_output *o, const struct etl_out_rec *r)
+static int xml_event(struct etl_render *o, const struct etl_out_rec *r)
 {
 	struct xml_priv *x = o->priv;
 	if (r->absent)
@@ -377,11 +377,11 @@ static int xml_event(struct etl_output *o, const struct etl_out_rec *r)
 	if (xml_flush(o) != ETL_OK)
 		return ETL_FATAL;
 	if (x->failed)
-		return etl__output_fail(o, ETL_E_NOMEM, "Cannot format an event as XML");
+		return etl__render_fail(o, ETL_E_NOMEM, "Cannot format an event as XML");
 	return ETL_OK;
 }
 
-static int xml_end(struct etl_output *o)
+static int xml_end(struct etl_render *o)
 {
 	struct xml_priv *x = o->priv;
 	end(x);                               /* </Events> */
@@ -389,7 +389,7 @@ static int xml_end(struct etl_output *o)
 	if (xml_flush(o) != ETL_OK)
 		return ETL_FATAL;
 	if (x->failed)
-		return etl__output_fail(o, ETL_E_NOMEM, "Cannot end the XML document");
+		return etl__render_fail(o, ETL_E_NOMEM, "Cannot end the XML document");
 	return ETL_OK;
 }
 
