@@ -129,6 +129,13 @@ struct etl_buffer_info {
 #define ETL_BUF_FLAG_COMPRESSED    0x0040u
 #define ETL_BUFFER_HEADER_SIZE     0x48u
 
+/* Processor indices a buffer may carry: 0 .. ETL_MAX_PROCESSORS - 1, more
+ * than any Windows machine has. The reader reports a buffer with a larger
+ * index as damage and skips it; the writer accepts exactly the indices the
+ * reader returns. An index at or past the logfile header's processor count
+ * is not damage (processors can be added while a session runs). */
+#define ETL_MAX_PROCESSORS         4096u
+
 /* Reading order, set with etl_reader_set_order() before opening. */
 #define ETL_ORDER_TIME 0   /* default: per-processor streams merged by time */
 #define ETL_ORDER_FILE 1   /* records as they are stored                    */

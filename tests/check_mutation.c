@@ -552,6 +552,68 @@ START_TEST(test_mutation)
 }
 END_TEST
 
+/* A file cut exactly at a buffer boundary has no damaged record, but it is
+ * shorter than its logfile header says: every buffer before the cut is
+ * read whole, and one report (ETL_E_TRUNCATED) names both buffer counts -
+ * for every file that is not circular, in both orders. A circular file
+ * counts every buffer ever written, so the same cut there reports nothing. */
+START_TEST(test_boundary_truncation)
+{
+	const char *file = g_files[_i];
+	struct reference ref;
+	reference_load(&ref, file);
+	uint32_t written = ref.run.lf.buffers_written;
+	int circular = (ref.run.lf.log_file_mode & ETL_MODE_CIRCULAR) != 0;
+	ck_assert_uint_eq(written, ref.nbufs);      /* the whole file agrees */
+	/* At most 8 boundaries, spread over the file. */
+	size_t step = ref.nbufs > 9 ? (ref.nbufs - 1) / 8 : 1;
+	size_t cuts = 0;
+	for (size_t k = 1; k < ref.nbufs; k += step) {
+		size_t len = (size_t)ref.bufs[k].off;
+		uint8_t *cut = malloc(len);
+		ck_assert_ptr_nonnull(cut);
+		memcpy(cut, ref.data, len);
+		for (int order = 0; order < 2; order++) {
+			etl_reader *r = etl_reader_new();
+			ck_assert_int_eq(etl_reader_set_order(r, order), ETL_OK);
+			ck_assert_int_eq(etl_reader_open_memory(r, cut, len), ETL_OK);
+			const struct etl_event *ev;
+			int st;
+			size_t events = 0, fails = 0;
+			char want[96];
+			snprintf(want, sizeof want, "it holds %zu buffers, the header counts %u written", k,
+			         written);
+			while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+				ck_assert_int_ne(st, ETL_FATAL);
+				if (st != ETL_FAILED) {
+					events++;
+					continue;
+				}
+				fails++;
+				ck_assert_int_eq(etl_reader_errcode(r), ETL_E_TRUNCATED);
+				ck_assert_uint_eq(etl_reader_erroff(r), len);
+				ck_assert_msg(strstr(etl_reader_errmsg(r), "shorter than its logfile header") &&
+				              strstr(etl_reader_errmsg(r), want),
+				              "%s cut at 0x%zx: %s", file, len, etl_reader_errmsg(r));
+			}
+			ck_assert_uint_eq(fails, circular ? 0 : 1);
+			/* Every record of the buffers before the cut. */
+			size_t expect = 0;
+			for (size_t i = 0; i < ref.run.n; i++)
+				if (ref.run.ev[i].buffer_offset < len)
+					expect++;
+			ck_assert_uint_eq(events, expect);
+			etl_reader_free(r);
+		}
+		free(cut);
+		cuts++;
+	}
+	if (ref.nbufs > 1)
+		ck_assert_uint_gt(cuts, 0);
+	reference_free(&ref);
+}
+END_TEST
+
 /* The survivor rule itself, on a synthetic file where the answer is
  * known: damage in the third buffer keeps the first two buffers. */
 START_TEST(test_guaranteed_rule)
@@ -594,6 +656,7 @@ static Suite *mutation_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_guaranteed_rule);
 	tcase_add_loop_test(tc, test_mutation, 0, g_nfiles ? (int)g_nfiles : 1);
+	tcase_add_loop_test(tc, test_boundary_truncation, 0, g_nfiles ? (int)g_nfiles : 1);
 	suite_add_tcase(s, tc);
 	return s;
 }

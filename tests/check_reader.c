@@ -388,6 +388,76 @@ START_TEST(test_bad_buffer_size_stops)
 }
 END_TEST
 
+/* Processor indices: up to ETL_MAX_PROCESSORS - 1 a buffer is read (past
+ * the header's processor count too: processors can be added while a
+ * session runs); at ETL_MAX_PROCESSORS and beyond it is damage, skipped
+ * and reported with its offset, and the rest of the file is still read. */
+START_TEST(test_processor_limit)
+{
+	struct tu_lf lf;
+	struct tu_bytes file;
+	struct tu_buffer b;
+	uint64_t boff[3], roff[3];
+	const uint16_t procs[3] = { ETL_MAX_PROCESSORS - 1, ETL_MAX_PROCESSORS, 0xFFFF };
+	tu_lf_defaults(&lf);
+	tu_bytes_init(&file);
+	tu_file_header(&file, &lf, 0);
+	for (int i = 0; i < 3; i++) {
+		tu_buffer_init(&b, BUF, procs[i], 1);
+		b.flags = 0x20;
+		boff[i] = file.len;
+		roff[i] = file.len + add_sys(&b, 1000001 + i);
+		tu_buffer_emit(&file, &b);
+		tu_buffer_free(&b);
+	}
+	for (int order = 0; order < 2; order++) {
+		etl_reader *r = etl_reader_new();
+		ck_assert_int_eq(etl_reader_set_order(r, order), ETL_OK);
+		ck_assert_int_eq(etl_reader_open_memory(r, file.p, file.len), ETL_OK);
+		const struct etl_event *ev;
+		int st, seen = 0, fails = 0;
+		while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+			ck_assert_int_ne(st, ETL_FATAL);
+			if (st == ETL_FAILED) {
+				ck_assert_int_eq(etl_reader_errcode(r), ETL_E_BAD_VALUE);
+				ck_assert_uint_eq(etl_reader_erroff(r), boff[1 + fails]);
+				ck_assert_ptr_nonnull(strstr(etl_reader_errmsg(r), "processor index is beyond any Windows machine"));
+				fails++;
+				continue;
+			}
+			ck_assert(ev->file_offset != roff[1] && ev->file_offset != roff[2]);
+			if (ev->file_offset == roff[0]) {
+				ck_assert_uint_eq(ev->processor, ETL_MAX_PROCESSORS - 1);
+				seen++;
+			}
+		}
+		ck_assert_int_eq(seen, 1);
+		ck_assert_int_eq(fails, 2);
+		etl_reader_free(r);
+	}
+	tu_bytes_free(&file);
+}
+END_TEST
+
+/* Some other kind of file: the reader says so first, in plain words, then
+ * the detail of what it found at offset 0. */
+START_TEST(test_not_an_etl_file)
+{
+	static const char text[] =
+		"# libetl\n\nRead, write and decode Windows ETW Event Trace Log (`.etl`) files on any\n"
+		"operating system, and produce them from your own programs: a C library,\n";
+	etl_reader *r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, text, sizeof text - 1), ETL_WARN);
+	ck_assert_int_eq(etl_reader_errcode(r), ETL_E_BAD_MAGIC);
+	ck_assert_uint_eq(etl_reader_erroff(r), 0);
+	const char *m = etl_reader_errmsg(r);
+	ck_assert_msg(strncmp(m, "The input is not an ETL file: there is no trace buffer header at offset 0 (", 75) == 0, "%s", m);
+	ck_assert_ptr_nonnull(strstr(m, "BufferSize is larger than any ETW buffer"));
+	ck_assert(!etl_reader_logfile(r)->present);
+	etl_reader_free(r);
+}
+END_TEST
+
 /* ProcessorIndex (16 bits) with BufferFlag 0x20, else ProcessorNumber (the
  * low byte); LoggerId from bytes 0x2A-0x2B. */
 START_TEST(test_processor_index)
@@ -1330,6 +1400,8 @@ static Suite *reader_suite(void)
 	tcase_add_test(tw, test_truncated_last_buffer);
 	tcase_add_test(tw, test_bad_buffer_size_stops);
 	tcase_add_test(tw, test_processor_index);
+	tcase_add_test(tw, test_processor_limit);
+	tcase_add_test(tw, test_not_an_etl_file);
 	tcase_add_test(tw, test_time_order_merge);
 	suite_add_tcase(s, tw);
 	TCase *tt = tcase_create("time");

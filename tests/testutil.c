@@ -318,7 +318,10 @@ void tu_lf_defaults(struct tu_lf *lf)
 	lf->timer_resolution = 156250;
 	lf->max_file_size = 100;
 	lf->log_file_mode = 0x1;
-	lf->buffers_written = 3;
+	/* 0: the fixtures do not claim how many buffers they hold, so the
+	 * reader's check of a file shorter than its header does not apply;
+	 * tests of that check set the count. */
+	lf->buffers_written = 0;
 	lf->start_buffers = 1;
 	lf->pointer_size = 8;
 	lf->events_lost = 0;

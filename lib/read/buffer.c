@@ -87,12 +87,21 @@ int etl__buffer_header(struct etl_walk *w, uint64_t off, struct etl_buffer_info 
 		etl__walk_fatal(w, ETL_E_IO, off, "%s", w->src.errmsg);
 		return ETL_FATAL;
 	}
-	if (avail == 0)
+	if (avail == 0) {
+		if (walk) {
+			w->at_end = 1;
+			w->end_off = off;
+		}
 		return ETL_END;
+	}
 	if (walk) {
 		w->stats.bytes_in = off;
 	}
 	if (avail < HDR) {
+		if (walk) {
+			w->at_end = 1;
+			w->end_off = off + avail;
+		}
 		if (walk)
 			etl__damage_add(&w->damage, ETL_E_TRUNCATED, off,
 			          "Buffer header cut short by the end of the input: offset=0x%llx, available=%zu",
@@ -133,6 +142,15 @@ int etl__buffer_header(struct etl_walk *w, uint64_t off, struct etl_buffer_info 
 		return ETL_FAILED;
 	}
 	*next = off + bi->buffer_size;
+	if (bi->processor >= ETL_MAX_PROCESSORS) {
+		if (walk) {
+			w->stats.bad_buffers++;
+			etl__damage_add(&w->damage, ETL_E_BAD_VALUE, off,
+			                "Buffer's processor index is beyond any Windows machine; buffer skipped: offset=0x%llx, processor=%u, limit=%u",
+			                (unsigned long long)off, (unsigned)bi->processor, ETL_MAX_PROCESSORS);
+		}
+		return ETL_FAILED;
+	}
 	if (bi->compressed) {
 		if (bi->saved_offset < HDR || bi->saved_offset > ETL_MAX_BUFFER_SIZE) {
 			if (walk) {

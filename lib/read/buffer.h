@@ -34,6 +34,8 @@ struct etl_walk {
 	 * size, and whether buffers are compressed (then they vary in size). */
 	uint32_t logger_buffer_size;
 	int compressed_file;
+	int at_end;               /* the walk met the end of the input        */
+	uint64_t end_off;         /* ... at this offset                       */
 	/* COMPRESSION_FORMAT_* of compressed buffers (doc/format.md §4.2). */
 	unsigned compression_format;
 	struct etl_hdr_ctx ctx;

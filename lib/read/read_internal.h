@@ -37,6 +37,7 @@ struct etl_reader {
 	/* file-order walk (also used by next_buffer) */
 	struct etl_stream fstream;
 	int walk_stopped;
+	int count_checked;        /* check_buffer_count() ran                 */
 
 	/* time order */
 	struct etl_order time;

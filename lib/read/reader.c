@@ -95,7 +95,16 @@ static int read_logfile(struct etl_reader *r)
 	struct etl_bufview bv;
 	uint64_t next;
 	struct etl_walk *w = &r->walk;
-	int rc = etl__buffer_header(w, 0, &bi, &next, 0);
+	/* A probe of the first buffer, as the walk would read it, for the
+	 * reason it may give; the walk meets it again and reports it then. */
+	struct etl_reader_stats before = w->stats;
+	struct etl_damage_report why;
+	int rc = etl__buffer_header(w, 0, &bi, &next, 1);
+	if (!etl__damage_take(&w->damage, &why))
+		why.msg[0] = 0;
+	etl__damage_clear(&w->damage);
+	w->stats = before;
+	w->at_end = 0;
 	if (rc == ETL_FATAL)
 		return walk_fatal(r);
 	if (rc == ETL_END) {
@@ -103,7 +112,11 @@ static int read_logfile(struct etl_reader *r)
 		return ETL_FATAL;
 	}
 	if (rc != ETL_OK || bi.compressed) {
-		seterr(r, ETL_E_BAD_SIZE, 0, "The first buffer header is unusable, so there is no logfile header: offset=0x0");
+		/* Said first in words a newcomer understands: most often the
+		 * input is simply some other kind of file. */
+		seterr(r, ETL_E_BAD_MAGIC, 0,
+		       "The input is not an ETL file: there is no trace buffer header at offset 0 (%s)",
+		       why.msg[0] ? why.msg : "the first buffer is compressed, which a header buffer never is");
 		return ETL_WARN;
 	}
 	uint32_t header_state = bi.state;
@@ -213,6 +226,25 @@ const struct etl_logfile *etl_reader_logfile(const etl_reader *r)
 	return &r->lf;
 }
 
+/* A file that is not circular holds every buffer its logfile header counts
+ * as written (BuffersWritten): fewer, once the walk has met the end of the
+ * input, means the file was cut short - even exactly at a buffer boundary,
+ * where no record is damaged. Reported once, as damage at the end. */
+static void check_buffer_count(struct etl_reader *r)
+{
+	struct etl_walk *w = &r->walk;
+	if (r->count_checked || !w->at_end || !r->lf.present)
+		return;
+	r->count_checked = 1;
+	if (r->lf.log_file_mode & ETL_MODE_CIRCULAR)
+		return;
+	if (r->lf.buffers_written > w->stats.buffers)
+		etl__damage_add(&w->damage, ETL_E_TRUNCATED, w->end_off,
+		                "The file is shorter than its logfile header says: it holds %llu buffers, the header counts %u written; the rest of the trace is missing: offset=0x%llx",
+		                (unsigned long long)w->stats.buffers, r->lf.buffers_written,
+		                (unsigned long long)w->end_off);
+}
+
 /* Reports a damaged compressed wrapper (gzip / LZ4) once, at its end. */
 static void check_src_damage(struct etl_reader *r, uint64_t off)
 {
@@ -236,12 +268,14 @@ static int walk_next_buffer(struct etl_reader *r)
 		r->walk_stopped = 1;
 		r->walk.stats.bytes_in = s->next_off;
 		check_src_damage(r, s->next_off);
+		check_buffer_count(r);
 		return ETL_END;
 	}
 	if (rc == ETL_FAILED) {
 		if (next == UINT64_MAX) {
 			r->walk_stopped = 1;
 			check_src_damage(r, s->next_off);
+			check_buffer_count(r);
 		} else {
 			s->next_off = next;
 		}
@@ -315,10 +349,13 @@ int etl_reader_next(etl_reader *r, const struct etl_event **ev)
 	if (r->order == ETL_ORDER_FILE) {
 		rc = file_next(r, ev);
 	} else {
-		if (!r->time.built && etl__order_build(&r->time, &r->walk) != ETL_OK) {
-			walk_fatal(r);
-			r->fatal = 1;
-			return ETL_FATAL;
+		if (!r->time.built) {
+			if (etl__order_build(&r->time, &r->walk) != ETL_OK) {
+				walk_fatal(r);
+				r->fatal = 1;
+				return ETL_FATAL;
+			}
+			check_buffer_count(r);
 		}
 		rc = time_next(r, ev);
 	}
@@ -363,12 +400,14 @@ int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi)
 		if (rc == ETL_END) {
 			r->walk_stopped = 1;
 			check_src_damage(r, off);
+			check_buffer_count(r);
 			continue;
 		}
 		if (rc == ETL_FAILED) {
 			if (next == UINT64_MAX) {
 				r->walk_stopped = 1;
 				check_src_damage(r, off);
+				check_buffer_count(r);
 			} else {
 				s->next_off = next;
 			}
