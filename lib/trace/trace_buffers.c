@@ -1,7 +1,8 @@
 /*
  * lib/trace/trace_buffers.c - a session's buffer pool and the per-processor
- * reserve -> write -> commit path (seed 001: per-processor buffers, a free
- * list, a logger thread that flushes them).
+ * reserve -> write -> commit path: per-processor buffers and a free list,
+ * as the Windows user-mode logger keeps them, emptied by the session's
+ * logger thread (lib/trace/trace_logger.c).
  *
  * Each processor has one word (struct etl__rt_cpu.slot) naming its current
  * buffer, the offset of the next record and an epoch. A writer reserves

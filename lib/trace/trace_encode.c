@@ -486,7 +486,7 @@ static void classic_encode(const struct etl__rt_event *ev, const struct etl__rt_
 	etl_put32(dst + 0x0C, st->pid);
 	etl_put64(dst + 0x10, (uint64_t)st->timestamp);
 	etl_put_guid(dst + 0x18, &x->class_guid);
-	/* KernelTime / UserTime: outputs in buffers (format.md §3.4: the
+	/* KernelTime / UserTime: outputs in buffers (doc/format.md §3.4: the
 	 * Flags such as WNODE_FLAG_TRACED_GUID are the provider's input,
 	 * replaced by CPU times on disk); not measured, so 0. */
 	etl_put64(dst + 0x28, 0);

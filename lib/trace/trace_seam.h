@@ -68,7 +68,7 @@ static inline int etl__rt_exact_match(uint8_t sess_level, uint64_t any, uint64_t
 	return (keyword & any) != 0 && (keyword & all) == all;
 }
 
-/* Per-thread identity, cached (lib/trace/trace_provider.c). */
+/* Per-thread identity, cached (lib/trace/trace_sync.c). */
 uint32_t etl__rt_tid(void);
 
 #endif /* ETL_TRACE_PRIVATE_H */

@@ -1,9 +1,12 @@
 /*
  * lib/trace/trace_sync.c - what the tracing runtime's writers and controllers
  * share: the processor count and the caller's processor, the cached
- * process id, the control lock, the table of running sessions, and the
- * read-side sections that let a controller wait for writers in flight
- * (see lib/trace/trace_core.h, "Lifetime").
+ * process and thread ids, the control lock, the table of running sessions,
+ * the read-side sections that let a controller wait for writers in flight
+ * (see lib/trace/trace_core.h, "Lifetime"), and what a forked child does
+ * to all of these. It is the bottom of the runtime and calls nothing
+ * above it: the session layer hands it what it must do in a forked child
+ * (etl__rt_set_fork_child()).
  *
  * Why it is enough. A writer's section begins with a seq_cst increment of
  * its processor's counter and every pointer it then follows (a session in
@@ -20,6 +23,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib/trace/trace_core.h"
@@ -37,12 +41,16 @@ static _Atomic uint32_t g_pid;
 /* A spare array for when allocation fails at first use: one processor. */
 static struct etl__rt_rd g_rd_one[1];
 
-_Atomic uint32_t etl__rt_forks;
+/* Forks seen: a child's cached thread ids are stale. */
+static _Atomic uint32_t g_forks;
+
+/* What the session layer does in a forked child (control lock). */
+static void (*g_fork_child)(void);
 
 /* fork(): the control lock is taken around it, so the child inherits a
  * consistent state. In the child only the forking thread exists: no writer
- * is in a section, and the parent's sessions have no logger thread - they
- * are orphaned (etl__rt_orphan_all), which a child starts afresh from. */
+ * is in a section, and the parent's sessions have no logger thread - the
+ * session layer's hook orphans them, and the child starts afresh. */
 static void before_fork(void)
 {
 	pthread_mutex_lock(&g_ctl);
@@ -55,14 +63,15 @@ static void after_fork_parent(void)
 
 static void after_fork_child(void)
 {
-	atomic_fetch_add_explicit(&etl__rt_forks, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&g_forks, 1, memory_order_relaxed);
 	atomic_store_explicit(&g_pid, (uint32_t)getpid(), memory_order_relaxed);
 	for (uint32_t i = 0; i < g_nproc; i++) {
 		atomic_store_explicit(&etl__rt_rds[i].n[0], 0, memory_order_relaxed);
 		atomic_store_explicit(&etl__rt_rds[i].n[1], 0, memory_order_relaxed);
 	}
 	pthread_mutex_init(&g_sync, NULL);
-	etl__rt_orphan_all();
+	if (g_fork_child)
+		g_fork_child();
 	/* The child's thread has another id than the one that locked g_ctl, so
 	 * a recursive mutex cannot be unlocked here: it is made anew. */
 	pthread_mutexattr_t a;
@@ -116,6 +125,19 @@ uint32_t etl__rt_pid(void)
 	return atomic_load_explicit(&g_pid, memory_order_relaxed);
 }
 
+static _Thread_local uint32_t t_tid;
+static _Thread_local uint32_t t_forks;
+
+uint32_t etl__rt_tid(void)
+{
+	uint32_t f = atomic_load_explicit(&g_forks, memory_order_relaxed);
+	if (!t_tid || t_forks != f) {
+		t_tid = (uint32_t)syscall(SYS_gettid);
+		t_forks = f;
+	}
+	return t_tid;
+}
+
 void etl__rt_ctl_lock(void)
 {
 	pthread_once(&g_once, init_once);
@@ -125,6 +147,11 @@ void etl__rt_ctl_lock(void)
 void etl__rt_ctl_unlock(void)
 {
 	pthread_mutex_unlock(&g_ctl);
+}
+
+void etl__rt_set_fork_child(void (*fn)(void))
+{
+	g_fork_child = fn;
 }
 
 static void wait_drained(unsigned half)
