@@ -222,13 +222,9 @@ static inline void etl__rt_count_lost(struct etl_session *s, uint32_t cpu)
 
 /* Logger side. Swaps the partly filled current buffers out into the queue. */
 void etl__rt_swap_all(struct etl_session *s);
-/* Hands buffer i (reserved up to end) to the logger. */
-void etl__rt_hand_over(struct etl_session *s, uint32_t i, uint32_t end);
 /* Waits until every reservation in b is committed, squeezes holes out. */
 void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b);
-/* Returns buffer i to the free list (wakes blocked writers). */
-void etl__rt_release(struct etl_session *s, uint32_t i);
-/* The same for n buffers at once. */
+/* Returns n buffers to the free list (wakes blocked writers). */
 void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
 
 /* ---- clock (lib/trace/trace_clock.c) --------------------------------------- */
