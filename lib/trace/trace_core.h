@@ -11,6 +11,8 @@
  *   lib/trace/trace_clock.c          timestamps and the header's clock figures
  *   lib/trace/trace_sync.c           processors, ids, the control lock, the
  *                                    session table, read-side sections
+ * The write kinds (lib/trace/trace_write.c, lib/trace/trace_encode.c) sit
+ * above the core and reach it through lib/trace/trace_seam.h.
  *
  * Lifetime. Every write runs inside a read-side section of one global,
  * SRCU-like domain: a per-processor pair of counters, incremented with a
@@ -327,11 +329,6 @@ struct etl__provider_impl {
 	struct etl_guid guid;
 	struct etl__provider_impl *next;
 };
-
-/*! etl__rt_provider_name() : the name p was registered with by
- *  etl_provider_register_name(), or NULL (by GUID, or not registered).
- *  Valid while p stays registered. */
-const char *etl__rt_provider_name(const etl_provider *p);
 
 /*! etl__rt_enable() : enables provider on the session of logger_id with e
  *  (control lock held), running the enable callbacks. @return : ETL_OK;
