@@ -5,12 +5,14 @@
  *                                    stop, free; fork children
  *   lib/trace/trace_logger.c         a session's logger thread
  *   lib/trace/trace_output.c         a session's output in each file mode
- *   lib/trace/trace_provider.c       provider registry, enable state, routing
+ *   lib/trace/trace_provider.c       provider registry, enable state, routing,
+ *                                    the writing thread's id
  *   lib/trace/trace_buffers.c        a session's buffer pool, reservations
  *   lib/trace/trace_session_props.c  session properties, the error record
  *   lib/trace/trace_clock.c          timestamps and the header's clock figures
- *   lib/trace/trace_sync.c           processors, ids, the control lock, the
- *                                    session table, read-side sections
+ *   lib/trace/trace_sync.c           processors, the process id, forks, the
+ *                                    control lock, the session table,
+ *                                    read-side sections
  * The write kinds (lib/trace/trace_write.c, lib/trace/trace_encode.c) sit
  * above the core and reach it through lib/trace/trace_seam.h.
  *
@@ -56,7 +58,8 @@ uint32_t etl__rt_cpu(void);
 /*! etl__rt_pid() : getpid(), cached (refreshed in a forked child). */
 uint32_t etl__rt_pid(void);
 
-/* etl__rt_tid() (the caller's thread id, cached) is in lib/trace/trace_seam.h. */
+/* Forks seen (a child's cached thread ids are stale). */
+extern _Atomic uint32_t etl__rt_forks;
 
 struct etl__rt_rd {
 	_Atomic long n[2];

@@ -32,6 +32,8 @@
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "lib/read/read_internal.h"
 #include "etl_decode.h"
 #include "lib/trace/trace_core.h"
@@ -39,6 +41,23 @@
 #define HDR ETL_RT_HDR
 
 static struct etl__rt_gentry *g_entries;   /* control lock */
+
+/* ---- thread identity -------------------------------------------------- */
+
+/* Here, beside routing, its one caller per event: the compiler inlines it
+ * into etl__rt_deliver(). */
+static _Thread_local uint32_t t_tid;
+static _Thread_local uint32_t t_forks;
+
+uint32_t etl__rt_tid(void)
+{
+	uint32_t f = atomic_load_explicit(&etl__rt_forks, memory_order_relaxed);
+	if (!t_tid || t_forks != f) {
+		t_tid = (uint32_t)syscall(SYS_gettid);
+		t_forks = f;
+	}
+	return t_tid;
+}
 
 /* ---- slots ------------------------------------------------------------ */
 

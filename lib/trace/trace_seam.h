@@ -73,7 +73,7 @@ static inline int etl__rt_exact_match(uint8_t sess_level, uint64_t any, uint64_t
  *  Valid while p stays registered. */
 const char *etl__rt_provider_name(const etl_provider *p);
 
-/* Per-thread identity, cached (lib/trace/trace_sync.c). */
+/* Per-thread identity, cached (lib/trace/trace_provider.c). */
 uint32_t etl__rt_tid(void);
 
 #endif /* ETL_TRACE_PRIVATE_H */

@@ -1,7 +1,7 @@
 /*
  * lib/trace/trace_sync.c - what the tracing runtime's writers and controllers
  * share: the processor count and the caller's processor, the cached
- * process and thread ids, the control lock, the table of running sessions,
+ * process id, the count of forks, the control lock, the table of running sessions,
  * the read-side sections that let a controller wait for writers in flight
  * (see lib/trace/trace_core.h, "Lifetime"), and what a forked child does
  * to all of these. It is the bottom of the runtime and calls nothing
@@ -23,7 +23,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib/trace/trace_core.h"
@@ -41,8 +40,7 @@ static _Atomic uint32_t g_pid;
 /* A spare array for when allocation fails at first use: one processor. */
 static struct etl__rt_rd g_rd_one[1];
 
-/* Forks seen: a child's cached thread ids are stale. */
-static _Atomic uint32_t g_forks;
+_Atomic uint32_t etl__rt_forks;
 
 /* What the session layer does in a forked child (control lock). */
 static void (*g_fork_child)(void);
@@ -63,7 +61,7 @@ static void after_fork_parent(void)
 
 static void after_fork_child(void)
 {
-	atomic_fetch_add_explicit(&g_forks, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&etl__rt_forks, 1, memory_order_relaxed);
 	atomic_store_explicit(&g_pid, (uint32_t)getpid(), memory_order_relaxed);
 	for (uint32_t i = 0; i < g_nproc; i++) {
 		atomic_store_explicit(&etl__rt_rds[i].n[0], 0, memory_order_relaxed);
@@ -123,19 +121,6 @@ uint32_t etl__rt_cpu(void)
 uint32_t etl__rt_pid(void)
 {
 	return atomic_load_explicit(&g_pid, memory_order_relaxed);
-}
-
-static _Thread_local uint32_t t_tid;
-static _Thread_local uint32_t t_forks;
-
-uint32_t etl__rt_tid(void)
-{
-	uint32_t f = atomic_load_explicit(&g_forks, memory_order_relaxed);
-	if (!t_tid || t_forks != f) {
-		t_tid = (uint32_t)syscall(SYS_gettid);
-		t_forks = f;
-	}
-	return t_tid;
 }
 
 void etl__rt_ctl_lock(void)
