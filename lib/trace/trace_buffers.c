@@ -1,7 +1,8 @@
 /*
  * lib/trace/trace_buffers.c - a session's buffer pool and the per-processor
- * reserve -> write -> commit path (seed 001: per-processor buffers, a free
- * list, a logger thread that flushes them).
+ * reserve -> write -> commit path: per-processor buffers and a free list,
+ * as the Windows user-mode logger keeps them, emptied by the session's
+ * logger thread (lib/trace/trace_logger.c).
  *
  * Each processor has one word (struct etl__rt_cpu.slot) naming its current
  * buffer, the offset of the next record and an epoch. A writer reserves
@@ -122,7 +123,8 @@ static long pool_take(struct etl_session *s)
 	return i;
 }
 
-void etl__rt_release(struct etl_session *s, uint32_t i)
+/* Returns buffer i to the free list (wakes blocked writers). */
+static void release(struct etl_session *s, uint32_t i)
 {
 	pthread_mutex_lock(&s->lock);
 	s->free_list[s->n_free++] = i;
@@ -143,7 +145,7 @@ void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n)
  * with one system call), or sooner when the pool runs low: the buffers
  * still free or allocatable would not cover a batch more per processor.
  * Small pools have a batch of 1: every buffer wakes it. */
-void etl__rt_hand_over(struct etl_session *s, uint32_t i, uint32_t end)
+static void hand_over(struct etl_session *s, uint32_t i, uint32_t end)
 {
 	s->bufs[i].end = end;
 	pthread_mutex_lock(&s->lock);
@@ -222,9 +224,9 @@ int etl__rt_reserve(struct etl_session *s, uint32_t cpu, uint32_t size, struct e
 				                                             memory_order_relaxed))
 					continue;
 				if (off > HDR)
-					etl__rt_hand_over(s, idx1 - 1, off);
+					hand_over(s, idx1 - 1, off);
 				else
-					etl__rt_release(s, idx1 - 1);
+					release(s, idx1 - 1);
 			}
 			if (s->p.blocking && wait_for_buffer(s))
 				continue;
@@ -240,9 +242,9 @@ int etl__rt_reserve(struct etl_session *s, uint32_t cpu, uint32_t size, struct e
 		                                            memory_order_relaxed)) {
 			if (idx1) {
 				if (off > HDR)
-					etl__rt_hand_over(s, idx1 - 1, off);
+					hand_over(s, idx1 - 1, off);
 				else
-					etl__rt_release(s, idx1 - 1);
+					release(s, idx1 - 1);
 			}
 			r->s = s;
 			r->b = nb;
@@ -252,7 +254,7 @@ int etl__rt_reserve(struct etl_session *s, uint32_t cpu, uint32_t size, struct e
 			r->after = ns;
 			return ETL_OK;
 		}
-		etl__rt_release(s, (uint32_t)ni);
+		release(s, (uint32_t)ni);
 	}
 }
 
@@ -277,7 +279,7 @@ void etl__rt_swap_all(struct etl_session *s)
 		while (ETL_RT_SLOT_IDX(st) && ETL_RT_SLOT_OFF(st) > HDR) {
 			if (atomic_compare_exchange_weak_explicit(&c->slot, &st, 0, memory_order_acq_rel,
 			                                          memory_order_acquire)) {
-				etl__rt_hand_over(s, ETL_RT_SLOT_IDX(st) - 1, ETL_RT_SLOT_OFF(st));
+				hand_over(s, ETL_RT_SLOT_IDX(st) - 1, ETL_RT_SLOT_OFF(st));
 				break;
 			}
 		}

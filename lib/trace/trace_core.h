@@ -1,9 +1,20 @@
 /*
  * lib/trace/trace_core.h - internals shared by the delivery core of the tracing
- * runtime: the session (lib/trace/trace_session.c), its buffer pool and
- * per-processor reservations (lib/trace/trace_buffers.c), provider state and
- * routing (lib/trace/trace_provider.c) and the read-side lifetime protocol
- * (lib/trace/trace_sync.c).
+ * runtime. Its files, each calling only those listed after it:
+ *   lib/trace/trace_session.c        the controller API: start, enable, flush,
+ *                                    stop, free; fork children
+ *   lib/trace/trace_logger.c         a session's logger thread
+ *   lib/trace/trace_output.c         a session's output in each file mode
+ *   lib/trace/trace_provider.c       provider registry, enable state, routing,
+ *                                    the writing thread's id
+ *   lib/trace/trace_buffers.c        a session's buffer pool, reservations
+ *   lib/trace/trace_session_props.c  session properties, the error record
+ *   lib/trace/trace_clock.c          timestamps and the header's clock figures
+ *   lib/trace/trace_sync.c           processors, the process id, forks, the
+ *                                    control lock, the session table,
+ *                                    read-side sections
+ * The write kinds (lib/trace/trace_write.c, lib/trace/trace_encode.c) sit
+ * above the core and reach it through lib/trace/trace_seam.h.
  *
  * Lifetime. Every write runs inside a read-side section of one global,
  * SRCU-like domain: a per-processor pair of counters, incremented with a
@@ -75,21 +86,16 @@ static inline void etl__rt_read_unlock(uint32_t cpu, unsigned tok)
  *  before the call has ended. Not from inside a section. */
 void etl__rt_synchronize(void);
 
-/*! etl__rt_orphan_all() : in a forked child (control lock held): the
- *  sessions inherited from the parent have no logger thread; they are
- *  taken out of routing and the table, and only etl_session_free() works
- *  on them (it releases their memory; their files stay as the parent
- *  leaves them). */
-void etl__rt_orphan_all(void);
-
-/*! etl__rt_forget_session() : removes s from every provider without
- *  running callbacks (fork child). */
-void etl__rt_forget_session(struct etl_session *s);
-
 /* The control lock: sessions table, providers, enable state. Recursive,
  * so that enable callbacks may call back into the controller API. */
 void etl__rt_ctl_lock(void);
 void etl__rt_ctl_unlock(void);
+
+/*! etl__rt_set_fork_child() : fn runs in a forked child, with the control
+ *  lock as the forking thread held it, after the read-side sections are
+ *  reset: what the session layer does with the sessions inherited from
+ *  the parent. Set under the control lock. */
+void etl__rt_set_fork_child(void (*fn)(void));
 
 /* Running sessions by index (logger id - 1); NULL when free or stopping.
  * Written under the control lock, read by writers (seq_cst). */
@@ -221,23 +227,80 @@ static inline void etl__rt_count_lost(struct etl_session *s, uint32_t cpu)
 
 /* Logger side. Swaps the partly filled current buffers out into the queue. */
 void etl__rt_swap_all(struct etl_session *s);
-/* Hands buffer i (reserved up to end) to the logger. */
-void etl__rt_hand_over(struct etl_session *s, uint32_t i, uint32_t end);
 /* Waits until every reservation in b is committed, squeezes holes out. */
 void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b);
-/* Returns buffer i to the free list (wakes blocked writers). */
-void etl__rt_release(struct etl_session *s, uint32_t i);
-/* The same for n buffers at once. */
+/* Returns n buffers to the free list (wakes blocked writers). */
 void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
 
-/* ---- clock (lib/trace/trace_session.c) -------------------------------------- */
+/* ---- clock (lib/trace/trace_clock.c) --------------------------------------- */
 
+/*! etl__rt_now() : the raw timestamp in clock type clock_type (ETL_CLOCK_*). */
 int64_t etl__rt_now(uint32_t clock_type);
+/*! etl__rt_filetime_now() : the time of day as a FILETIME. */
+int64_t etl__rt_filetime_now(void);
 /* The QPC clock's rate (Hz) as the latest header got it: the TSC's, or
- * 10 MHz when QPC is CLOCK_MONOTONIC (see lib/trace/trace_session.c). */
+ * 10 MHz when QPC is CLOCK_MONOTONIC (see lib/trace/trace_clock.c). */
 int64_t etl__rt_qpc_freq(void);
+/*! etl__rt_clock_prepare() : what clock_type needs measured, measured once
+ *  per process (QPC: whether it is the TSC, and its rate). @return : the
+ *  CPU speed in MHz for ETL_CLOCK_CPUCYCLE, else 0. */
+uint32_t etl__rt_clock_prepare(uint32_t clock_type);
+/*! etl__rt_clock_figures() : the QPC rate and boot time of the header of a
+ *  session whose clock read start_ts at the FILETIME start_ft. */
+void etl__rt_clock_figures(uint32_t clock_type, int64_t start_ts, int64_t start_ft,
+                           int64_t *perf_freq, int64_t *boot_time);
+/*! etl__rt_clock_refine() : QPC from the TSC: its rate measured again over
+ *  the longer interval, and the boot time it implies. @return : 1 when
+ *  *perf_freq and *boot_time were updated, 0 for other clocks. */
+int etl__rt_clock_refine(uint32_t clock_type, int64_t start_ts, int64_t start_ft,
+                         int64_t *perf_freq, int64_t *boot_time);
 
-/* ---- provider side (lib/trace/trace_provider.c) ----------------------------- */
+/* ---- properties, errors (lib/trace/trace_session_props.c) ------------------ */
+
+/*! etl__rt_check_props() : p usable for a session named name; otherwise
+ *  the reason in s's error record. @return : ETL_OK, ETL_FAILED. */
+int etl__rt_check_props(struct etl_session *s, const char *name, const struct etl_session_props *p);
+/*! etl__rt_mode_bits() : the LogFileMode of p's files. */
+uint32_t etl__rt_mode_bits(const struct etl_session_props *p);
+/*! etl__rt_serr() : sets s's error record (etl_session_errcode/errmsg). */
+void etl__rt_serr(struct etl_session *s, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- output (lib/trace/trace_output.c) ------------------------------------- */
+
+/* The logger hands its buffers on this many at a time at most. */
+#define ETL_RT_DRAIN_MAX 16
+
+/*! etl__rt_output_open() : opens the session's output for its file mode
+ *  (BUFFERING: nothing until a flush). @return : ETL_OK, or ETL_FAILED /
+ *  ETL_FATAL with s's error record set. */
+int etl__rt_output_open(struct etl_session *s);
+/*! etl__rt_output_buffers() : sends n (<= ETL_RT_DRAIN_MAX) settled
+ *  buffers on, in order, counting them written or lost; they go back to
+ *  the pool (BUFFERING: to the ring). Logger thread. */
+void etl__rt_output_buffers(struct etl_session *s, const uint32_t *idx, uint32_t n);
+/*! etl__rt_output_sync() : after a flush: the file as it stands is made
+ *  readable (BUFFERING: the ring is written, on explicit flushes only).
+ *  Logger thread. @return : ETL_OK or the failure. */
+int etl__rt_output_sync(struct etl_session *s, int explicit_flush);
+/*! etl__rt_output_close() : at stop, the logger gone: the output's last
+ *  figures, and the output closed. @return : ETL_OK or the first failure. */
+int etl__rt_output_close(struct etl_session *s);
+/*! etl__rt_output_free() : drops an output that will not be closed. */
+void etl__rt_output_free(struct etl_session *s);
+/*! etl__rt_events_lost() : events lost so far (exact once stopped). */
+uint64_t etl__rt_events_lost(const struct etl_session *s);
+
+/* ---- logger (lib/trace/trace_logger.c) ------------------------------------- */
+
+/*! etl__rt_logger_start() : starts s's logger thread. @return :
+ *  pthread_create's. */
+int etl__rt_logger_start(struct etl_session *s);
+/*! etl__rt_logger_stop() : the logger writes what is queued and ends;
+ *  returns once it has. */
+void etl__rt_logger_stop(struct etl_session *s);
+
+/* ---- provider registry (lib/trace/trace_provider.c) ------------------------ */
 
 /* One session enabling a GUID (TRACE_ENABLE_INFO), read by writers under
  * a sequence counter: odd while the controller rewrites it. */
@@ -270,16 +333,18 @@ struct etl__provider_impl {
 	struct etl__provider_impl *next;
 };
 
-/*! etl__rt_provider_name() : the name p was registered with by
- *  etl_provider_register_name(), or NULL (by GUID, or not registered).
- *  Valid while p stays registered. */
-const char *etl__rt_provider_name(const etl_provider *p);
-
-/*! etl__rt_disable_all() : removes s from every provider (control lock
- *  held), running the enable callbacks. */
-void etl__rt_disable_all(struct etl_session *s);
-
-void etl__rt_serr(struct etl_session *s, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/*! etl__rt_enable() : enables provider on the session of logger_id with e
+ *  (control lock held), running the enable callbacks. @return : ETL_OK;
+ *  ETL_FATAL out of memory; ETL_FAILED when ETL_RT_SLOTS other sessions
+ *  enable it already. */
+int etl__rt_enable(uint16_t logger_id, const struct etl_guid *provider,
+                   const struct etl_enable_params *e);
+/*! etl__rt_disable() : the same, disabling. @return : ETL_OK, or
+ *  ETL_FAILED when the session does not enable provider. */
+int etl__rt_disable(uint16_t logger_id, const struct etl_guid *provider);
+/*! etl__rt_disable_all() : removes the session of logger_id from every
+ *  provider (control lock held), with the enable callbacks, or without
+ *  (callbacks 0: in a forked child). */
+void etl__rt_disable_all(uint16_t logger_id, int callbacks);
 
 #endif /* ETL_TRACE_CORE_H */

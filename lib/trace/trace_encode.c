@@ -150,19 +150,21 @@ static void ids_refresh(uint32_t pid)
 	atomic_store_explicit(&g_ids_pid, pid, memory_order_release);
 }
 
-uint32_t etl__rt_uid(uint32_t pid)
+/* What the extended items hold for this process (cached; recomputed when
+ * the pid changes, e.g. after fork). */
+static uint32_t item_uid(uint32_t pid)
 {
 	ids_refresh(pid);
 	return atomic_load_explicit(&g_uid, memory_order_relaxed);
 }
 
-uint32_t etl__rt_ts_id(uint32_t pid)
+static uint32_t item_ts_id(uint32_t pid)
 {
 	ids_refresh(pid);
 	return atomic_load_explicit(&g_tsid, memory_order_relaxed);
 }
 
-uint64_t etl__rt_process_start_key(uint32_t pid)
+static uint64_t item_start_key(uint32_t pid)
 {
 	ids_refresh(pid);
 	return atomic_load_explicit(&g_start_key, memory_order_relaxed);
@@ -334,7 +336,7 @@ static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n)
 	return h;
 }
 
-uint64_t etl__eh_event_key(const struct etl__eh_desc *x)
+static uint64_t eh_event_key(const struct etl__eh_desc *x)
 {
 	uint8_t b[19];
 	etl_put_guid(b, &x->provider);
@@ -406,12 +408,12 @@ static void eh_encode(const struct etl__rt_event *ev, const struct etl__rt_stamp
 			memset(p + 2, 0, 5);
 			p[7] = 22;
 			etl_put32(p + 8, 1);
-			etl_put32(p + 12, etl__rt_uid(st->pid));
+			etl_put32(p + 12, item_uid(st->pid));
 			o = last + A8(ITEM_HDR + 16u);
 		}
 		if (props & ETL_ENABLE_TS_ID) {
 			p = item(o, ETL_EXT_TS_ID, 4, &last);
-			etl_put32(p, etl__rt_ts_id(st->pid));
+			etl_put32(p, item_ts_id(st->pid));
 			o = last + A8(ITEM_HDR + 4u);
 		}
 		if ((props & ETL_ENABLE_STACK_TRACE) && x->stack_n) {
@@ -424,7 +426,7 @@ static void eh_encode(const struct etl__rt_event *ev, const struct etl__rt_stamp
 		}
 		if (props & ETL_ENABLE_EVENT_KEY) {
 			p = item(o, ETL_EXT_EVENT_KEY, 8, &last);
-			etl_put64(p, etl__eh_event_key(x));
+			etl_put64(p, eh_event_key(x));
 			o = last + A8(ITEM_HDR + 8u);
 		}
 		if (x->meta) {
@@ -441,7 +443,7 @@ static void eh_encode(const struct etl__rt_event *ev, const struct etl__rt_stamp
 		}
 		if (props & ETL_ENABLE_PROCESS_START_KEY) {
 			p = item(o, ETL_EXT_PROCESS_START_KEY, 8, &last);
-			etl_put64(p, etl__rt_process_start_key(st->pid));
+			etl_put64(p, item_start_key(st->pid));
 			o = last + A8(ITEM_HDR + 8u);
 		}
 		etl_put16(last + 4, 0);
@@ -486,7 +488,7 @@ static void classic_encode(const struct etl__rt_event *ev, const struct etl__rt_
 	etl_put32(dst + 0x0C, st->pid);
 	etl_put64(dst + 0x10, (uint64_t)st->timestamp);
 	etl_put_guid(dst + 0x18, &x->class_guid);
-	/* KernelTime / UserTime: outputs in buffers (format.md §3.4: the
+	/* KernelTime / UserTime: outputs in buffers (doc/format.md §3.4: the
 	 * Flags such as WNODE_FLAG_TRACED_GUID are the provider's input,
 	 * replaced by CPU times on disk); not measured, so 0. */
 	etl_put64(dst + 0x28, 0);

@@ -9,15 +9,16 @@
  * nothing of the delivery core, so the tests run them into plain byte
  * buffers too.
  *
- * Records (spec format.md; 64-bit forms, as Windows writes them from a
+ * Records (doc/format.md; 64-bit forms, as Windows writes them from a
  * 64-bit process):
- *   - EVENT_HEADER (0xC013, §3.6) for etl_write(), etl_write_transfer(),
- *     etl_write_tracelogging(): Flags = EXTENDED_INFO when items follow,
- *     nothing else (the 32/64-bit and other flags are synthesised by
- *     consumers and are not stored in buffers, §3.6 / §6); EventProperty
- *     0; ThreadId / ProcessId / TimeStamp from the stamp; KernelTime /
- *     UserTime (ProcessorTime) 0: the runtime does not measure CPU time
- *     (a system call per event would exceed its budget).
+ *   - EVENT_HEADER (0xC013, doc/format.md §3.6) for etl_write(),
+ *     etl_write_transfer(), etl_write_tracelogging(): Flags =
+ *     EXTENDED_INFO when items follow, nothing else (the 32/64-bit and
+ *     other flags are synthesised by consumers and are not stored in
+ *     buffers, doc/format.md §3.6, §6); EventProperty 0; ThreadId /
+ *     ProcessId / TimeStamp from the stamp; KernelTime / UserTime
+ *     (ProcessorTime) 0: the runtime does not measure CPU time (a system
+ *     call per event would exceed its budget).
  *     Extended items, each ALIGN8(8 + DataSize) bytes with Linkage bit 0
  *     set on all but the last, in ascending ExtType order except that
  *     PROV_TRAITS precedes EVENT_SCHEMA_TL as in Windows files:
@@ -41,16 +42,18 @@
  *                                field 22 of /proc/self/stat (clock ticks
  *                                since boot; pid < 2^22 on Linux), so
  *                                unique per process start within a boot
- *   - EVENT_TRACE_HEADER (0xC014, §3.4) and EVENT_INSTANCE_GUID_HEADER
- *     (0xC015, §3.5), as TraceEvent / TraceEventInstance with
- *     WNODE_FLAG_TRACED_GUID store them (the class GUID in place):
- *     Class.Type/Level/Version, class GUID; KernelTime / UserTime at
- *     0x28 / 0x2C 0 (on disk they are CPU-time outputs, not the caller's
- *     Flags, §3.4; not measured, as for EVENT_HEADER); instance ids and
- *     parent GUID at 0x30..0x47.
- *   - MESSAGE_TRACE_HEADER (0x90, §3.7): OptionFlags SEQUENCE | GUID |
- *     TIMESTAMP | SYSTEMINFO | POINTER64 (POINTER32 in a 32-bit process);
- *     items u32 sequence, GUID, i64 timestamp, u32 tid, u32 pid, unaligned.
+ *   - EVENT_TRACE_HEADER (0xC014, doc/format.md §3.4) and
+ *     EVENT_INSTANCE_GUID_HEADER (0xC015, doc/format.md §3.5), as
+ *     TraceEvent / TraceEventInstance with WNODE_FLAG_TRACED_GUID store
+ *     them (the class GUID in place): Class.Type/Level/Version, class
+ *     GUID; KernelTime / UserTime at 0x28 / 0x2C 0 (on disk they are
+ *     CPU-time outputs, not the caller's Flags, doc/format.md §3.4; not
+ *     measured, as for EVENT_HEADER); instance ids and parent GUID at
+ *     0x30..0x47.
+ *   - MESSAGE_TRACE_HEADER (0x90, doc/format.md §3.7): OptionFlags
+ *     SEQUENCE | GUID | TIMESTAMP | SYSTEMINFO | POINTER64 (POINTER32 in a
+ *     32-bit process); items u32 sequence, GUID, i64 timestamp, u32 tid,
+ *     u32 pid, unaligned.
  */
 #ifndef ETL_TRACE_ENCODE_H
 #define ETL_TRACE_ENCODE_H
@@ -147,13 +150,5 @@ void etl__msg_event(struct etl__rt_event *ev, etl_provider *p, uint8_t level, ui
 /*! etl__msg_next_sequence() : the process-wide WPP sequence counter:
  *  1, 2, 3, ... */
 uint32_t etl__msg_next_sequence(void);
-
-/* What the extended items hold for this process (cached; recomputed when
- * the pid changes, e.g. after fork). */
-uint32_t etl__rt_uid(uint32_t pid);
-uint32_t etl__rt_ts_id(uint32_t pid);
-uint64_t etl__rt_process_start_key(uint32_t pid);
-/* The EVENT_KEY value of an EVENT_HEADER description. */
-uint64_t etl__eh_event_key(const struct etl__eh_desc *x);
 
 #endif /* ETL_TRACE_ENCODE_H */

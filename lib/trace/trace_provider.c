@@ -1,15 +1,21 @@
 /*
- * lib/trace/trace_provider.c - providers of the tracing runtime: registration,
- * enabling on sessions, the aggregate state that etl_event_enabled()
- * reads, enable callbacks, and routing each event to its sessions (seeds
- * 003 "ETW - Overview": routing and filters; 004 ETW_GUID_ENTRY: up to 8
- * loggers per provider, ProviderEnableInfo the aggregate of them).
+ * lib/trace/trace_provider.c - the provider registry of the tracing runtime:
+ * registration, the sessions that enable each provider GUID, the
+ * aggregate state that etl_event_enabled() reads, enable callbacks, and
+ * routing each event to its sessions. As in Windows, a provider GUID's
+ * entry (ETW_GUID_ENTRY) is enabled on at most 8 loggers at once, and the
+ * state a provider tests before writing (ProviderEnableInfo) is the
+ * aggregate of theirs.
  *
  * Shape. A GUID entry holds 8 slots, one per enabling session (logger id,
  * level, keywords, enable properties), each under a sequence counter, and
  * the list of registrations writing under that GUID; each registration's
  * public atomics get the aggregate (highest level, OR of match-any, AND of
  * match-all). A session may enable a GUID before any registration exists.
+ * Sessions are named here by their logger id only: the session layer
+ * (lib/trace/trace_session.c) enables and disables through
+ * etl__rt_enable() / etl__rt_disable(), and routing finds the running
+ * session of a logger id in the table of lib/trace/trace_sync.c.
  *
  * Routing (etl__rt_deliver). Inside a read-side section (lib/trace/trace_core.h),
  * the slots that pass the exact filter name the target sessions. Space is
@@ -38,6 +44,8 @@ static struct etl__rt_gentry *g_entries;   /* control lock */
 
 /* ---- thread identity -------------------------------------------------- */
 
+/* Here, beside routing, its one caller per event: the compiler inlines it
+ * into etl__rt_deliver(). */
 static _Thread_local uint32_t t_tid;
 static _Thread_local uint32_t t_forks;
 
@@ -156,43 +164,19 @@ static void refresh(struct etl__rt_gentry *e, struct etl__provider_impl *only, i
 
 /* ---- enabling --------------------------------------------------------- */
 
-void etl_enable_params_init(struct etl_enable_params *e)
+int etl__rt_enable(uint16_t logger_id, const struct etl_guid *provider,
+                   const struct etl_enable_params *e)
 {
-	memset(e, 0, sizeof *e);
-	e->struct_size = sizeof *e;
-	e->level = 255;
-	e->match_any = ~(uint64_t)0;
-	e->match_all = 0;
-	e->properties = 0;
-}
-
-int etl_session_enable(etl_session *s, const struct etl_guid *provider,
-                       const struct etl_enable_params *e)
-{
-	if (!provider || !e || e->struct_size < sizeof *e) {
-		etl__rt_serr(s, ETL_E_MISUSE, "Enable parameters are missing or from another version: struct_size=%u",
-		             e ? e->struct_size : 0);
-		return ETL_FAILED;
-	}
-	etl__rt_ctl_lock();
-	if (s->state != ETL_RT_RUNNING) {
-		etl__rt_serr(s, ETL_E_MISUSE, "The session is not running");
-		etl__rt_ctl_unlock();
-		return ETL_FAILED;
-	}
 	struct etl__rt_gentry *g = entry_get(provider);
-	if (!g) {
-		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for a provider entry");
-		etl__rt_ctl_unlock();
+	if (!g)
 		return ETL_FATAL;
-	}
 	uint32_t mask = atomic_load(&g->mask);
 	int at = -1, free_at = -1;
 	for (int i = 0; i < ETL_RT_SLOTS; i++) {
 		if (mask & (1u << i)) {
 			uint64_t w, a, l;
 			slot_read(&g->slot[i], &w, &a, &l);
-			if ((w & 0xFF) == s->logger_id)
+			if ((w & 0xFF) == logger_id)
 				at = i;
 		} else if (free_at < 0) {
 			free_at = i;
@@ -200,24 +184,18 @@ int etl_session_enable(etl_session *s, const struct etl_guid *provider,
 	}
 	if (at < 0)
 		at = free_at;
-	if (at < 0) {
-		char gs[ETL_GUID_STRLEN];
-		etl__rt_serr(s, ETL_E_LIMIT, "The provider is enabled on 8 sessions already: provider=%s",
-		             etl_guid_format(provider, gs));
-		etl__rt_ctl_unlock();
+	if (at < 0)
 		return ETL_FAILED;
-	}
 	uint64_t lvl = e->level ? e->level : 255;
-	uint64_t w = (uint64_t)s->logger_id | lvl << 8 | (uint64_t)e->properties << 32;
+	uint64_t w = (uint64_t)logger_id | lvl << 8 | (uint64_t)e->properties << 32;
 	slot_write(&g->slot[at], w, e->match_any ? e->match_any : ~(uint64_t)0, e->match_all);
 	atomic_fetch_or(&g->mask, 1u << at);
 	refresh(g, NULL, 1);
-	etl__rt_ctl_unlock();
 	return ETL_OK;
 }
 
-/* Clears s's slot in g; 1 if there was one. */
-static int clear_slot(struct etl__rt_gentry *g, const struct etl_session *s)
+/* Clears logger_id's slot in g; 1 if there was one. */
+static int clear_slot(struct etl__rt_gentry *g, uint16_t logger_id)
 {
 	uint32_t mask = atomic_load(&g->mask);
 	for (int i = 0; i < ETL_RT_SLOTS; i++) {
@@ -225,7 +203,7 @@ static int clear_slot(struct etl__rt_gentry *g, const struct etl_session *s)
 			continue;
 		uint64_t w, a, l;
 		slot_read(&g->slot[i], &w, &a, &l);
-		if ((w & 0xFF) != s->logger_id)
+		if ((w & 0xFF) != logger_id)
 			continue;
 		atomic_fetch_and(&g->mask, ~(1u << i));
 		slot_write(&g->slot[i], 0, 0, 0);
@@ -234,42 +212,27 @@ static int clear_slot(struct etl__rt_gentry *g, const struct etl_session *s)
 	return 0;
 }
 
-int etl_session_disable(etl_session *s, const struct etl_guid *provider)
+int etl__rt_disable(uint16_t logger_id, const struct etl_guid *provider)
 {
-	etl__rt_ctl_lock();
-	struct etl__rt_gentry *g = s->state == ETL_RT_RUNNING && provider ? entry_find(provider) : NULL;
-	if (!g || !clear_slot(g, s)) {
-		etl__rt_serr(s, ETL_E_NOT_FOUND, "The provider is not enabled on this session");
-		etl__rt_ctl_unlock();
+	struct etl__rt_gentry *g = entry_find(provider);
+	if (!g || !clear_slot(g, logger_id))
 		return ETL_FAILED;
-	}
 	refresh(g, NULL, 1);
 	entry_maybe_free(g);
-	etl__rt_ctl_unlock();
 	return ETL_OK;
 }
 
-static void remove_everywhere(struct etl_session *s, int callbacks)
+void etl__rt_disable_all(uint16_t logger_id, int callbacks)
 {
 	struct etl__rt_gentry *g = g_entries;
 	while (g) {
 		struct etl__rt_gentry *next = g->next;
-		if (clear_slot(g, s)) {
+		if (clear_slot(g, logger_id)) {
 			refresh(g, NULL, callbacks);
 			entry_maybe_free(g);
 		}
 		g = next;
 	}
-}
-
-void etl__rt_disable_all(struct etl_session *s)
-{
-	remove_everywhere(s, 1);
-}
-
-void etl__rt_forget_session(struct etl_session *s)
-{
-	remove_everywhere(s, 0);
 }
 
 /* ---- registration ----------------------------------------------------- */
@@ -376,12 +339,12 @@ const char *etl__rt_provider_name(const etl_provider *p)
 
 /* ---- routing ---------------------------------------------------------- */
 
-struct target {
+struct route_target {
 	struct etl_session *s;
 	uint32_t props;
 };
 
-static int route(const struct etl__rt_event *ev, struct target *t, unsigned n, uint32_t cpu)
+static int route(const struct etl__rt_event *ev, struct route_target *t, unsigned n, uint32_t cpu)
 {
 	struct etl__rt_res res[ETL_RT_SLOTS];
 	uint32_t size[ETL_RT_SLOTS];
@@ -463,7 +426,7 @@ int etl__rt_deliver(const struct etl__rt_event *ev)
 	if (r) {
 		struct etl__rt_gentry *g = r->entry;
 		uint32_t mask = atomic_load_explicit(&g->mask, memory_order_acquire);
-		struct target t[ETL_RT_SLOTS];
+		struct route_target t[ETL_RT_SLOTS];
 		unsigned n = 0;
 		while (mask) {
 			unsigned i = (unsigned)__builtin_ctz(mask);

@@ -68,6 +68,11 @@ static inline int etl__rt_exact_match(uint8_t sess_level, uint64_t any, uint64_t
 	return (keyword & any) != 0 && (keyword & all) == all;
 }
 
+/*! etl__rt_provider_name() : the name p was registered with by
+ *  etl_provider_register_name(), or NULL (by GUID, or not registered).
+ *  Valid while p stays registered. */
+const char *etl__rt_provider_name(const etl_provider *p);
+
 /* Per-thread identity, cached (lib/trace/trace_provider.c). */
 uint32_t etl__rt_tid(void);
 

@@ -1,9 +1,12 @@
 /*
  * lib/trace/trace_sync.c - what the tracing runtime's writers and controllers
  * share: the processor count and the caller's processor, the cached
- * process id, the control lock, the table of running sessions, and the
- * read-side sections that let a controller wait for writers in flight
- * (see lib/trace/trace_core.h, "Lifetime").
+ * process id, the count of forks, the control lock, the table of running sessions,
+ * the read-side sections that let a controller wait for writers in flight
+ * (see lib/trace/trace_core.h, "Lifetime"), and what a forked child does
+ * to all of these. It is the bottom of the runtime and calls nothing
+ * above it: the session layer hands it what it must do in a forked child
+ * (etl__rt_set_fork_child()).
  *
  * Why it is enough. A writer's section begins with a seq_cst increment of
  * its processor's counter and every pointer it then follows (a session in
@@ -39,10 +42,13 @@ static struct etl__rt_rd g_rd_one[1];
 
 _Atomic uint32_t etl__rt_forks;
 
+/* What the session layer does in a forked child (control lock). */
+static void (*g_fork_child)(void);
+
 /* fork(): the control lock is taken around it, so the child inherits a
  * consistent state. In the child only the forking thread exists: no writer
- * is in a section, and the parent's sessions have no logger thread - they
- * are orphaned (etl__rt_orphan_all), which a child starts afresh from. */
+ * is in a section, and the parent's sessions have no logger thread - the
+ * session layer's hook orphans them, and the child starts afresh. */
 static void before_fork(void)
 {
 	pthread_mutex_lock(&g_ctl);
@@ -62,7 +68,8 @@ static void after_fork_child(void)
 		atomic_store_explicit(&etl__rt_rds[i].n[1], 0, memory_order_relaxed);
 	}
 	pthread_mutex_init(&g_sync, NULL);
-	etl__rt_orphan_all();
+	if (g_fork_child)
+		g_fork_child();
 	/* The child's thread has another id than the one that locked g_ctl, so
 	 * a recursive mutex cannot be unlocked here: it is made anew. */
 	pthread_mutexattr_t a;
@@ -125,6 +132,11 @@ void etl__rt_ctl_lock(void)
 void etl__rt_ctl_unlock(void)
 {
 	pthread_mutex_unlock(&g_ctl);
+}
+
+void etl__rt_set_fork_child(void (*fn)(void))
+{
+	g_fork_child = fn;
 }
 
 static void wait_drained(unsigned half)

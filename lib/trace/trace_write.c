@@ -11,7 +11,6 @@
 #define ETL_BUILDING_LIB 1
 #include <string.h>
 
-#include "lib/trace/trace_core.h"
 #include "lib/trace/trace_encode.h"
 #include "etl_tracelogging.h"
 

@@ -1,5 +1,8 @@
 /*
- * lib/write/write_internal.h - internals of the writer shared between lib/ files.
+ * lib/write/write_internal.h - internals of the writer shared between lib/
+ * files: the output it writes to (lib/io/sink.c), the writer handle
+ * (lib/write/writer.c) and the writer's entry points for the tracing
+ * runtime (lib/trace/trace_output.c).
  */
 #ifndef ETL_WRITER_PRIVATE_H
 #define ETL_WRITER_PRIVATE_H
@@ -10,6 +13,7 @@
 
 #include <sys/uio.h>
 #include "lib/read/read_internal.h"
+#include "lib/write/header_buffer.h"
 #include "etl_writer.h"
 
 /* ---- output (lib/io/sink.c) --------------------------------------- */
@@ -52,6 +56,8 @@ void etl__out_abandon(struct etl_out *o);
 void etl__out_release(struct etl_out *o);
 
 /* ---- writer ----------------------------------------------------------- */
+struct etl__wc;                /* lib/write/compress_stage.h              */
+
 struct etl_wcpu {
 	uint8_t *buf;              /* buffer being filled (buffer_size bytes) */
 	uint32_t pos;              /* next record offset                      */
@@ -67,13 +73,7 @@ struct etl_writer {
 	struct etl_out out;
 	uint32_t nproc;
 	struct etl_wcpu *cpus;
-	uint8_t *hdrbuf;           /* the header buffer                       */
-	uint32_t hdr_size;
-	uint32_t lh_offset;        /* TRACE_LOGFILE_HEADER within hdrbuf      */
-	uint32_t hdr_extra;        /* where records after the logfile header
-	                              start within hdrbuf                     */
-	uint32_t hdr_end;          /* end of the header buffer's records      */
-	int hdr_custom;            /* write_header_event replaced the default */
+	struct etl__hdrbuf hdr;    /* the header buffer (lib/write/header_buffer.c) */
 	uint64_t seq;              /* last SequenceNumber given               */
 	uint64_t file_end;         /* bytes of this file so far               */
 	uint64_t data_buffers;     /* data buffers written to this file       */
@@ -91,28 +91,11 @@ struct etl_writer {
 	int errcode;
 	char errmsg[256];
 
-	/* compressed mode (lib/write/compress_stage.c) */
-	uint8_t *cbuf;             /* compression buffer: 2 trace buffers     */
-	size_t cbuf_cap, cfill;
-	size_t partial_len;        /* front bytes finishing a buffer already
-	                              partly in the file                      */
-	uint32_t cbuf_buffers;     /* whole compressed buffers in cbuf        */
-	uint8_t *ctmp;             /* one compressed buffer being built       */
-	void *workspace;
-	uint64_t wc_buffers_in_file;
-	uint64_t wc_last_off;      /* file offset of the last compressed buffer */
-	int wc_have_last;
-	uint64_t wc_good_off;      /* the last buffer known to have begun in
-	                              the file (what a failed write falls back to) */
-	int wc_have_good;
-	uint64_t wc_flushes;       /* flushes of one trace buffer's worth     */
-	uint32_t wc_last_flush_buffers; /* trace buffers completed by the last flush */
+	struct etl__wc *wc;        /* compressed mode: the compressed-file
+	                              stage (lib/write/compress_stage.c)      */
 };
 
-void etl__werr(struct etl_writer *w, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* ---- entry points of the tracing runtime (lib/trace/trace_session.c) -------- */
+/* ---- entry points of the tracing runtime (lib/trace/trace_output.c) -------- */
 
 /*! etl__writer_open_inplace() : etl_writer_open_file() writing path in
  *  place (NEWFILE: the rotated files too, numbered from name_base + 1).
@@ -155,12 +138,5 @@ void etl__writer_set_clock(etl_writer *w, int64_t perf_freq, int64_t boot_time);
 /*! etl__writer_bytes() : bytes the current file holds or will hold once
  *  the compression buffer is written. */
 uint64_t etl__writer_bytes(const etl_writer *w);
-
-/* Compression pipeline. add_buffer takes a stamped trace buffer whose
- * records end at pos; finish flushes the rest and marks the last buffer. */
-int etl__wc_init(struct etl_writer *w);
-int etl__wc_add_buffer(struct etl_writer *w, uint8_t *buf, uint32_t pos);
-int etl__wc_finish(struct etl_writer *w);
-void etl__wc_free(struct etl_writer *w);
 
 #endif /* ETL_WRITER_PRIVATE_H */

@@ -1,14 +1,10 @@
 /*
- * lib/write/writer.c - the writer handle: buffers, the header buffer, output
- * modes, and finalisation.
+ * lib/write/writer.c - the writer handle: options, per-processor buffers,
+ * output modes, files and finalisation.
  *
- * What a file looks like (spec format.md §1.6, §7, all samples):
- *   header buffer  BufferType 4, SequenceNumber 0, TimeStamp 0, flags 0x21
- *                  (0x01 relogger style), State 3, SavedOffset = Offset =
- *                  CurrentOffset = end of its records, 0xFF fill. Records:
- *                  the logfile header (SYSTEM32/64, HookId 0, version 2),
- *                  then PartitionInfoExtension (HookId 0x0050, 0x30 zeros).
- *                  Full buffer size; rounded up to 0x200 in compressed files.
+ * What a file looks like (doc/format.md §1.6, §7; as in every sample):
+ *   header buffer  see lib/write/header_buffer.c; rewritten with the
+ *                  file's figures at sync and close.
  *   data buffers   one stream per processor: BufferType 0, flag 0x20
  *                  (ProcessorIndex in ClientContext), State 3, SequenceNumber
  *                  counting every buffer flushed (the logger's global
@@ -36,11 +32,15 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/write/compress_stage.h"
 #include "lib/write/write_internal.h"
 
 #define HDR ETL_BUFFER_HEADER_SIZE
 
-void etl__werr(struct etl_writer *w, int code, const char *fmt, ...)
+static void werr(struct etl_writer *w, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void werr(struct etl_writer *w, int code, const char *fmt, ...)
 {
 	va_list ap;
 	w->errcode = code;
@@ -109,41 +109,41 @@ etl_writer *etl_writer_new(void)
 static int check_options(struct etl_writer *w, const struct etl_writer_options *o)
 {
 	if (!o || o->struct_size < sizeof *o) {
-		etl__werr(w, ETL_E_MISUSE, "Writer options are missing or from another version: struct_size=%u",
-		          o ? o->struct_size : 0);
+		werr(w, ETL_E_MISUSE, "Writer options are missing or from another version: struct_size=%u",
+		     o ? o->struct_size : 0);
 		return ETL_FAILED;
 	}
 	if (o->buffer_size < 0x1000 || o->buffer_size > 16u * 1024 * 1024 || (o->buffer_size & 7)) {
-		etl__werr(w, ETL_E_BAD_VALUE,
-		          "Buffer size must be a multiple of 8 from 4 KiB to 16 MiB: buffer-size=%u", o->buffer_size);
+		werr(w, ETL_E_BAD_VALUE,
+		     "Buffer size must be a multiple of 8 from 4 KiB to 16 MiB: buffer-size=%u", o->buffer_size);
 		return ETL_FAILED;
 	}
 	if (o->pointer_size != 4 && o->pointer_size != 8) {
-		etl__werr(w, ETL_E_BAD_VALUE, "Pointer size must be 4 or 8: pointer-size=%u", o->pointer_size);
+		werr(w, ETL_E_BAD_VALUE, "Pointer size must be 4 or 8: pointer-size=%u", o->pointer_size);
 		return ETL_FAILED;
 	}
 	if (o->number_of_processors == 0 || o->number_of_processors > 0xFFFF) {
-		etl__werr(w, ETL_E_BAD_VALUE, "Number of processors must be 1..65535: processors=%u",
-		          o->number_of_processors);
+		werr(w, ETL_E_BAD_VALUE, "Number of processors must be 1..65535: processors=%u",
+		     o->number_of_processors);
 		return ETL_FAILED;
 	}
 	uint32_t m = o->log_file_mode;
 	if ((m & (ETL_MODE_CIRCULAR | ETL_MODE_NEWFILE)) && o->maximum_file_size_mb == 0) {
-		etl__werr(w, ETL_E_BAD_VALUE, "Circular and new-file modes need a maximum file size: mode=0x%x", m);
+		werr(w, ETL_E_BAD_VALUE, "Circular and new-file modes need a maximum file size: mode=0x%x", m);
 		return ETL_FAILED;
 	}
 	if ((m & ETL_MODE_CIRCULAR) && (m & (ETL_MODE_NEWFILE | ETL_MODE_COMPRESSED))) {
-		etl__werr(w, ETL_E_BAD_VALUE,
-		          "Circular mode cannot be combined with new-file or compressed mode: mode=0x%x", m);
+		werr(w, ETL_E_BAD_VALUE,
+		     "Circular mode cannot be combined with new-file or compressed mode: mode=0x%x", m);
 		return ETL_FAILED;
 	}
 	/* Rotation is only implemented for uncompressed buffers (flush_cpu). */
 	if ((m & ETL_MODE_NEWFILE) && (m & ETL_MODE_COMPRESSED)) {
-		etl__werr(w, ETL_E_BAD_VALUE, "New-file mode cannot be combined with compressed mode: mode=0x%x", m);
+		werr(w, ETL_E_BAD_VALUE, "New-file mode cannot be combined with compressed mode: mode=0x%x", m);
 		return ETL_FAILED;
 	}
 	if ((m & ETL_MODE_NEWFILE) && (!o->newfile_pattern || !strstr(o->newfile_pattern, "%"))) {
-		etl__werr(w, ETL_E_BAD_VALUE, "New-file mode needs a file name pattern with a %%d");
+		werr(w, ETL_E_BAD_VALUE, "New-file mode needs a file name pattern with a %%d");
 		return ETL_FAILED;
 	}
 	return ETL_OK;
@@ -166,11 +166,11 @@ static int take_options(struct etl_writer *w, const struct etl_writer_options *o
 	w->nproc = o->number_of_processors;
 	w->cpus = calloc(w->nproc, sizeof *w->cpus);
 	if (!w->logger_name || !w->log_file_name || !w->cpus || (o->newfile_pattern && !w->pattern)) {
-		etl__werr(w, ETL_E_NOMEM, "Out of memory for the writer");
+		werr(w, ETL_E_NOMEM, "Out of memory for the writer");
 		return ETL_FATAL;
 	}
-	/* SPEC: §2.3 - log layout 2.0 with compression, buffers over 1 MB or
-	 * more than 256 processors; 1.5 otherwise. */
+	/* doc/format.md §2.3: log layout 2.0 with compression, buffers over
+	 * 1 MB or more than 256 processors; 1.5 otherwise. */
 	if (!w->o.version[2] && !w->o.version[3]) {
 		int v2 = (o->log_file_mode & ETL_MODE_COMPRESSED) || o->buffer_size > 1024 * 1024 ||
 		         o->number_of_processors > 256;
@@ -181,8 +181,8 @@ static int take_options(struct etl_writer *w, const struct etl_writer_options *o
 	w->ctx.layout_minor = w->o.version[3];
 	w->ctx.default_ptr_size = o->pointer_size;
 	w->compressed = (o->log_file_mode & ETL_MODE_COMPRESSED) != 0;
-	/* SPEC: §2.4 - EVENT_TRACE_USE_KBYTES_FOR_SIZE (0x2000) counts the
-	 * maximum file size in KB instead of MB. */
+	/* doc/format.md §2.4: EVENT_TRACE_USE_KBYTES_FOR_SIZE (0x2000) counts
+	 * the maximum file size in KB instead of MB. */
 	if (o->log_file_mode & (ETL_MODE_CIRCULAR | ETL_MODE_NEWFILE))
 		w->max_bytes = (uint64_t)o->maximum_file_size_mb * 1024 *
 		               ((o->log_file_mode & 0x2000u) ? 1 : 1024);
@@ -190,220 +190,13 @@ static int take_options(struct etl_writer *w, const struct etl_writer_options *o
 	return ETL_OK;
 }
 
-/* ---- header buffer ---------------------------------------------------- */
-
-static void put_utf16z(uint8_t **p, const char *s)
-{
-	/* UTF-8 -> UTF-16LE; invalid bytes become U+FFFD. */
-	const unsigned char *u = (const unsigned char *)s;
-	while (*u) {
-		uint32_t cp = 0xFFFD;
-		int n = 0;
-		if (u[0] < 0x80) { cp = u[0]; n = 1; }
-		else if ((u[0] & 0xE0) == 0xC0 && (u[1] & 0xC0) == 0x80) {
-			cp = ((uint32_t)(u[0] & 0x1F) << 6) | (u[1] & 0x3F); n = 2;
-		} else if ((u[0] & 0xF0) == 0xE0 && (u[1] & 0xC0) == 0x80 && (u[2] & 0xC0) == 0x80) {
-			cp = ((uint32_t)(u[0] & 0x0F) << 12) | ((uint32_t)(u[1] & 0x3F) << 6) | (u[2] & 0x3F); n = 3;
-		} else if ((u[0] & 0xF8) == 0xF0 && (u[1] & 0xC0) == 0x80 && (u[2] & 0xC0) == 0x80 &&
-		           (u[3] & 0xC0) == 0x80) {
-			cp = ((uint32_t)(u[0] & 0x07) << 18) | ((uint32_t)(u[1] & 0x3F) << 12) |
-			     ((uint32_t)(u[2] & 0x3F) << 6) | (u[3] & 0x3F);
-			n = 4;
-		} else {
-			n = 1;
-		}
-		u += n;
-		if (cp >= 0x10000) {
-			cp -= 0x10000;
-			etl_put16(*p, (uint16_t)(0xD800 + (cp >> 10)));
-			etl_put16(*p + 2, (uint16_t)(0xDC00 + (cp & 0x3FF)));
-			*p += 4;
-		} else {
-			etl_put16(*p, (uint16_t)cp);
-			*p += 2;
-		}
-	}
-	etl_put16(*p, 0);
-	*p += 2;
-}
-
-static size_t utf16_bytes(const char *s)
-{
-	return strlen(s) * 2 + 2; /* UTF-16 never needs more units than UTF-8 bytes */
-}
-
-static void put_tz_name(uint8_t *p, const char *name)
-{
-	/* WCHAR[32], NUL padded; longer names are cut. */
-	uint8_t tmp[2 * 97 + 4], *q = tmp;
-	memset(p, 0, 64);
-	put_utf16z(&q, name);
-	size_t n = (size_t)(q - tmp);
-	if (n > 62)
-		n = 62;
-	memcpy(p, tmp, n);
-}
-
-static void put_systemtime(uint8_t *p, const struct etl_systemtime *t)
-{
-	etl_put16(p, t->year); etl_put16(p + 2, t->month); etl_put16(p + 4, t->day_of_week);
-	etl_put16(p + 6, t->day); etl_put16(p + 8, t->hour); etl_put16(p + 10, t->minute);
-	etl_put16(p + 12, t->second); etl_put16(p + 14, t->milliseconds);
-}
-
-/* The SYSTEM_TRACE_HEADER of an EventTrace-group record in the header
- * buffer: version 2, the session's pointer width, the header ids, the
- * start timestamp (the UTC anchor), no CPU times. */
-static void put_eventtrace_header(uint8_t *r, const struct etl_writer *w, uint16_t size,
-                                  uint16_t hook_id)
-{
-	const struct etl_writer_options *o = &w->o;
-	etl_put16(r + 0x00, 2);
-	r[2] = o->pointer_size == 4 ? 0x01 : 0x02;
-	r[3] = 0xC0;
-	etl_put16(r + 0x04, size);
-	etl_put16(r + 0x06, hook_id);
-	etl_put32(r + 0x08, o->header_tid);
-	etl_put32(r + 0x0C, o->header_pid);
-	etl_put64(r + 0x10, (uint64_t)o->start_timestamp);
-}
-
-/* Builds the header buffer in w->hdrbuf (w->hdr_size bytes). */
-static int build_header_buffer(struct etl_writer *w)
-{
-	const struct etl_writer_options *o = &w->o;
-	unsigned ptr = o->pointer_size;
-	size_t lh_size = ptr == 4 ? 0x110 : 0x118;
-	size_t payload = lh_size + utf16_bytes(w->logger_name) + utf16_bytes(w->log_file_name);
-	size_t rec1 = 0x20 + payload;
-	size_t rec2 = 0x20 + 0x30;
-	if (rec1 > 0xFFFF) {
-		etl__werr(w, ETL_E_BAD_VALUE, "Logger and log-file names are too long for the header record");
-		return ETL_FAILED;
-	}
-	/* SPEC: §1.5/§1.6 - the valid end covers the last record's alignment
-	 * padding (Windows' header buffers end at multiples of 8). */
-	size_t end = o->bare_header ? HDR + ETL_ALIGN8(rec1) : HDR + ETL_ALIGN8(rec1) + rec2;
-	size_t size = w->compressed ? (end + 0x1FF) & ~(size_t)0x1FF : o->buffer_size;
-	if (end > o->buffer_size) {
-		etl__werr(w, ETL_E_BAD_VALUE, "The header records do not fit one buffer: need=%zu, buffer-size=%u",
-		          end, o->buffer_size);
-		return ETL_FAILED;
-	}
-	free(w->hdrbuf);
-	w->hdrbuf = malloc(size);
-	if (!w->hdrbuf) {
-		etl__werr(w, ETL_E_NOMEM, "Out of memory for the header buffer");
-		return ETL_FATAL;
-	}
-	w->hdr_size = (uint32_t)size;
-	uint8_t *b = w->hdrbuf;
-	memset(b, 0xFF, size);
-	memset(b, 0, HDR);
-	etl_put32(b + 0x00, (uint32_t)size);
-	etl_put32(b + 0x04, (uint32_t)end);                 /* SavedOffset   */
-	etl_put32(b + 0x08, w->compressed ? 0 : (uint32_t)end); /* CurrentOffset */
-	etl_put16(b + 0x2A, o->logger_id);
-	/* SPEC: §4.2 - State holds COMPRESSION_FORMAT_XPRESS (3) in
-	 * compressed files, and 3 (Flush) otherwise. */
-	etl_put32(b + 0x2C, 3);
-	etl_put32(b + 0x30, (uint32_t)end);                 /* Offset        */
-	etl_put16(b + 0x34, o->relogger_style ? 0x01 : 0x21);
-	etl_put16(b + 0x36, 4);                             /* HEADER        */
-
-	/* Record 1: SYSTEM header, HookId 0 (logfile header). */
-	uint8_t *r = b + HDR;
-	memset(r, 0, rec1);
-	put_eventtrace_header(r, w, (uint16_t)rec1, 0x0000);
-	uint8_t *h = r + 0x20;
-	etl_put32(h + 0x00, o->buffer_size);
-	memcpy(h + 0x04, w->o.version, 4);
-	etl_put32(h + 0x08, o->build);
-	etl_put32(h + 0x0C, o->number_of_processors);
-	etl_put64(h + 0x10, 0);                             /* EndTime, patched */
-	etl_put32(h + 0x18, o->timer_resolution);
-	etl_put32(h + 0x1C, o->maximum_file_size_mb);
-	etl_put32(h + 0x20, o->log_file_mode);
-	etl_put32(h + 0x24, 0);                             /* BuffersWritten, patched */
-	etl_put32(h + 0x28, 1);                             /* StartBuffers  */
-	etl_put32(h + 0x2C, ptr);
-	etl_put32(h + 0x30, 0);                             /* EventsLost, patched */
-	etl_put32(h + 0x34, o->cpu_speed_mhz);
-	if (ptr == 4) {
-		etl_put32(h + 0x38, (uint32_t)o->logger_name_field);
-		etl_put32(h + 0x3C, (uint32_t)o->log_file_name_field);
-	} else {
-		etl_put64(h + 0x38, o->logger_name_field);
-		etl_put64(h + 0x40, o->log_file_name_field);
-	}
-	size_t tz = ptr == 4 ? 0x40 : 0x48;
-	const struct etl_time_zone *z = &o->time_zone;
-	etl_put32(h + tz + 0x00, (uint32_t)z->bias);
-	put_tz_name(h + tz + 0x04, z->standard_name);
-	put_systemtime(h + tz + 0x44, &z->standard_date);
-	etl_put32(h + tz + 0x54, (uint32_t)z->standard_bias);
-	put_tz_name(h + tz + 0x58, z->daylight_name);
-	put_systemtime(h + tz + 0x98, &z->daylight_date);
-	etl_put32(h + tz + 0xA8, (uint32_t)z->daylight_bias);
-	size_t after = tz + 172 + 4;                        /* padding after the zone */
-	etl_put64(h + after + 0x00, (uint64_t)o->boot_time);
-	etl_put64(h + after + 0x08, (uint64_t)o->perf_freq);
-	etl_put64(h + after + 0x10, (uint64_t)o->start_time);
-	etl_put32(h + after + 0x18, o->clock_type);
-	etl_put32(h + after + 0x1C, 0);                     /* BuffersLost, patched */
-	uint8_t *s = h + lh_size;
-	put_utf16z(&s, w->logger_name);
-	put_utf16z(&s, w->log_file_name);
-	w->lh_offset = (uint32_t)(HDR + 0x20);
-	w->hdr_extra = (uint32_t)(HDR + ETL_ALIGN8(rec1));
-	w->hdr_end = (uint32_t)end;
-	/* Windows leaves stale bytes in alignment padding; ours are zero. */
-	memset(r + rec1, 0, ETL_ALIGN8(rec1) - rec1);
-	if (o->bare_header)
-		return ETL_OK;
-
-	/* Record 2: PartitionInfoExtension, version 0, host partition. */
-	uint8_t *p2 = r + ETL_ALIGN8(rec1);
-	memset(p2, 0, rec2);
-	put_eventtrace_header(p2, w, (uint16_t)rec2, 0x0050);
-	return ETL_OK;
-}
-
-/* Fills BuffersWritten, EventsLost, BuffersLost, EndTime, StartBuffers. */
-static void patch_header(struct etl_writer *w, uint32_t buffers_written, uint32_t start_buffers)
-{
-	uint8_t *h = w->hdrbuf + w->lh_offset;
-	size_t after = (w->o.pointer_size == 4 ? 0x40 : 0x48) + 172 + 4;
-	int64_t end = w->o.end_time;
-	if (!end) {
-		/* The last event's time: when the logger stopped, as far as the
-		 * file can tell. */
-		struct etl_logfile lf = { 0 };
-		struct etl_clock ck;
-		int64_t ft;
-		lf.present = 1;
-		lf.header_timestamp = w->o.start_timestamp;
-		lf.start_time = w->o.start_time;
-		lf.reserved_flags = w->o.clock_type;
-		lf.perf_freq = w->o.perf_freq;
-		lf.cpu_speed_mhz = w->o.cpu_speed_mhz;
-		etl__clock_init(&ck, &lf);
-		end = etl__clock_to_utc(&ck, w->last_ts, &ft) == ETL_OK ? ft : w->o.start_time;
-	}
-	etl_put64(h + 0x10, (uint64_t)end);
-	etl_put32(h + 0x24, buffers_written);
-	etl_put32(h + 0x28, start_buffers);
-	etl_put32(h + 0x30, w->events_lost);
-	etl_put32(h + after + 0x1C, w->buffers_lost);
-}
-
 /* ---- output ----------------------------------------------------------- */
 
 static int out_write(struct etl_writer *w, uint64_t off, const void *data, size_t n)
 {
 	if (etl__out_write(&w->out, off, data, n) != 0) {
-		etl__werr(w, ETL_E_IO, "Cannot write the output: offset=%llu, size=%zu, error=\"%s\"",
-		          (unsigned long long)off, n, strerror(errno ? errno : EIO));
+		werr(w, ETL_E_IO, "Cannot write the output: offset=%llu, size=%zu, error=\"%s\"",
+		     (unsigned long long)off, n, strerror(errno ? errno : EIO));
 		return -1;
 	}
 	w->stats.bytes_written += n;
@@ -428,11 +221,11 @@ static int place_buffer(struct etl_writer *w, const uint8_t *buf)
 	uint32_t bs = w->o.buffer_size;
 	uint64_t off;
 	if (w->max_bytes && (w->o.log_file_mode & ETL_MODE_CIRCULAR)) {
-		uint64_t slots = (w->max_bytes - w->hdr_size) / bs;
+		uint64_t slots = (w->max_bytes - w->hdr.size) / bs;
 		if (slots == 0)
 			slots = 1;
 		uint64_t slot = w->data_buffers % slots;
-		off = w->hdr_size + slot * bs;
+		off = w->hdr.size + slot * bs;
 		if (w->data_buffers >= slots)
 			w->wrapped = 1;
 		w->circ_slots = slots;
@@ -447,6 +240,31 @@ static int place_buffer(struct etl_writer *w, const uint8_t *buf)
 	w->last_buf_off = off;
 	w->stats.buffers_written++;
 	return ETL_OK;
+}
+
+/* Takes in what the compressed-file stage did: the bytes it wrote at the
+ * end of the file (from end0 to file_end), the buffers it took in or lost,
+ * and its failure. */
+static int from_stage(struct etl_writer *w, int rc, uint64_t end0, const struct etl__wc_report *r)
+{
+	w->stats.bytes_written += w->file_end - end0;
+	w->stats.buffers_written += r->taken;
+	w->data_buffers += r->taken;
+	w->buffers_lost += r->lost;
+	if (rc != ETL_OK)
+		werr(w, r->err.code, "%s", r->err.msg);
+	if (rc == ETL_FATAL)
+		w->broken = 1;
+	return rc;
+}
+
+/* Sends a stamped buffer through the compressed-file stage. */
+static int compress_buffer(struct etl_writer *w, uint8_t *b, uint32_t pos)
+{
+	struct etl__wc_report r;
+	uint64_t end = w->file_end;
+	int rc = etl__wc_add_buffer(w->wc, &w->out, &w->file_end, b, pos, &r);
+	return from_stage(w, rc, end, &r);
 }
 
 /* ---- per-processor buffers ------------------------------------------- */
@@ -493,7 +311,7 @@ static int put_buffer(struct etl_writer *w, uint8_t *b, uint32_t pos, uint32_t c
 		if (rc != ETL_OK)
 			return rc;
 	}
-	int rc = w->compressed ? etl__wc_add_buffer(w, b, pos) : place_buffer(w, b);
+	int rc = w->compressed ? compress_buffer(w, b, pos) : place_buffer(w, b);
 	return rc != ETL_OK ? rc : rot;
 }
 
@@ -511,11 +329,11 @@ static int flush_cpu(struct etl_writer *w, uint32_t cpu)
 int etl__writer_put_buffer(etl_writer *w, uint8_t *buf, uint32_t pos, uint32_t cpu, int64_t last_ts)
 {
 	if (!w->opened || w->broken || w->raw) {
-		etl__werr(w, ETL_E_MISUSE, "The writer is not open");
+		werr(w, ETL_E_MISUSE, "The writer is not open");
 		return w->broken ? ETL_FATAL : ETL_FAILED;
 	}
 	if (pos < HDR || pos > w->o.buffer_size || cpu >= w->nproc) {
-		etl__werr(w, ETL_E_BAD_VALUE, "Buffer does not fit the file: end=%u, processor=%u", pos, cpu);
+		werr(w, ETL_E_BAD_VALUE, "Buffer does not fit the file: end=%u, processor=%u", pos, cpu);
 		return ETL_FAILED;
 	}
 	if (last_ts > w->last_ts)
@@ -552,8 +370,8 @@ int etl__writer_put_buffers(etl_writer *w, const struct etl_wbuf *v, uint32_t n,
 	}
 	uint64_t off = w->file_end;
 	if (etl__out_writev(&w->out, off, iov, (int)n) != 0) {
-		etl__werr(w, ETL_E_IO, "Cannot write the output: offset=%llu, size=%zu, error=\"%s\"",
-		          (unsigned long long)off, (size_t)n * bs, strerror(errno ? errno : EIO));
+		werr(w, ETL_E_IO, "Cannot write the output: offset=%llu, size=%zu, error=\"%s\"",
+		     (unsigned long long)off, (size_t)n * bs, strerror(errno ? errno : EIO));
 		int rc = write_failed(w);
 		for (uint32_t i = 0; i < n; i++)
 			rcs[i] = rc;
@@ -572,30 +390,30 @@ int etl__writer_put_buffers(etl_writer *w, const struct etl_wbuf *v, uint32_t n,
 int etl_writer_write_event(etl_writer *w, const struct etl_event *ev)
 {
 	if (!w->opened || w->broken || w->raw) {
-		etl__werr(w, ETL_E_MISUSE, w->raw ? "Events cannot be mixed with raw buffers"
-		                                  : "The writer is not open");
+		werr(w, ETL_E_MISUSE, w->raw ? "Events cannot be mixed with raw buffers"
+		                             : "The writer is not open");
 		return w->broken ? ETL_FATAL : ETL_FAILED;
 	}
 	const struct etl_hdr_ops *ops = etl__hdr_for_kind(ev->kind);
 	if (!ops || !ops->encoded_size || !ops->encode) {
-		etl__werr(w, ETL_E_BAD_VALUE, "Events of this header type cannot be written: kind=%s",
-		          etl_hdr_kind_name(ev->kind));
+		werr(w, ETL_E_BAD_VALUE, "Events of this header type cannot be written: kind=%s",
+		     etl_hdr_kind_name(ev->kind));
 		w->stats.events_rejected++;
 		return ETL_FAILED;
 	}
 	if (ev->processor >= w->nproc) {
-		etl__werr(w, ETL_E_BAD_VALUE, "Event names a processor the file does not have: processor=%u, processors=%u",
-		          ev->processor, w->nproc);
+		werr(w, ETL_E_BAD_VALUE, "Event names a processor the file does not have: processor=%u, processors=%u",
+		     ev->processor, w->nproc);
 		w->stats.events_rejected++;
 		return ETL_FAILED;
 	}
 	size_t size = ops->encoded_size(ev, &w->ctx);
 	uint32_t room = w->o.buffer_size - HDR;
 	if (size == 0 || size > room) {
-		etl__werr(w, ETL_E_BAD_VALUE,
-		          size ? "Event is larger than a buffer: size=%zu, buffer-room=%u, kind=%s"
-		               : "Event cannot be encoded: it exceeds the 0xFFFF record size or its fields disagree: size=%zu, room=%u, kind=%s",
-		          size, room, etl_hdr_kind_name(ev->kind));
+		werr(w, ETL_E_BAD_VALUE,
+		     size ? "Event is larger than a buffer: size=%zu, buffer-room=%u, kind=%s"
+		          : "Event cannot be encoded: it exceeds the 0xFFFF record size or its fields disagree: size=%zu, room=%u, kind=%s",
+		     size, room, etl_hdr_kind_name(ev->kind));
 		w->stats.events_rejected++;
 		return ETL_FAILED;
 	}
@@ -603,7 +421,7 @@ int etl_writer_write_event(etl_writer *w, const struct etl_event *ev)
 	if (!c->buf) {
 		c->buf = malloc(w->o.buffer_size);
 		if (!c->buf) {
-			etl__werr(w, ETL_E_NOMEM, "Out of memory for a buffer of processor %u", ev->processor);
+			werr(w, ETL_E_NOMEM, "Out of memory for a buffer of processor %u", ev->processor);
 			return ETL_FATAL;
 		}
 		c->pos = HDR;
@@ -617,7 +435,7 @@ int etl_writer_write_event(etl_writer *w, const struct etl_event *ev)
 	struct etl_err err;
 	err.msg[0] = 0;
 	if (ops->encode(c->buf + c->pos, size, ev, &w->ctx, &err) != ETL_OK) {
-		etl__werr(w, err.code ? err.code : ETL_E_BAD_VALUE, "Event cannot be encoded: %s", err.msg);
+		werr(w, err.code ? err.code : ETL_E_BAD_VALUE, "Event cannot be encoded: %s", err.msg);
 		w->stats.events_rejected++;
 		return ETL_FAILED;
 	}
@@ -633,77 +451,45 @@ int etl_writer_write_event(etl_writer *w, const struct etl_event *ev)
 	return frc;
 }
 
-/* Sets the header buffer's size and valid-end fields for records ending
- * at end; compressed files keep the header buffer small (0x200 steps). */
-static int resize_header(struct etl_writer *w, uint32_t end)
-{
-	uint32_t size = w->compressed ? (end + 0x1FFu) & ~0x1FFu : w->o.buffer_size;
-	/* Never shrink: the larger header buffer is already in the output,
-	 * and data written after a smaller one would leave its tail behind. */
-	if (size < w->hdr_size)
-		size = w->hdr_size;
-	if (size != w->hdr_size) {
-		uint8_t *nb = realloc(w->hdrbuf, size);
-		if (!nb) {
-			etl__werr(w, ETL_E_NOMEM, "Out of memory for the header buffer");
-			return ETL_FAILED;
-		}
-		if (size > w->hdr_size)
-			memset(nb + w->hdr_size, 0xFF, size - w->hdr_size);
-		w->hdrbuf = nb;
-		w->hdr_size = size;
-		w->file_end = size;
-	}
-	memset(w->hdrbuf + end, 0xFF, size - end);
-	etl_put32(w->hdrbuf + 0x00, size);
-	etl_put32(w->hdrbuf + 0x04, end);
-	etl_put32(w->hdrbuf + 0x08, w->compressed ? 0 : end);
-	etl_put32(w->hdrbuf + 0x30, end);
-	w->hdr_end = end;
-	return ETL_OK;
-}
-
 int etl_writer_write_header_event(etl_writer *w, const struct etl_event *ev)
 {
-	if (!w->opened || w->broken || w->raw || w->data_buffers > 0 || w->cfill > 0 ||
+	if (!w->opened || w->broken || w->raw || w->data_buffers > 0 || etl__wc_pending(w->wc) > 0 ||
 	    w->file_index > 1) {
-		etl__werr(w, ETL_E_MISUSE, "Header records go in before any data buffer is written");
+		werr(w, ETL_E_MISUSE, "Header records go in before any data buffer is written");
 		return ETL_FAILED;
 	}
 	const struct etl_hdr_ops *ops = etl__hdr_for_kind(ev->kind);
 	size_t size = ops && ops->encoded_size ? ops->encoded_size(ev, &w->ctx) : 0;
-	uint32_t at = w->hdr_custom ? w->hdr_end : w->hdr_extra;
+	uint32_t at = etl__hdrbuf_record_at(&w->hdr);
 	size_t asize = ETL_ALIGN8(size);
 	if (size == 0 || at + asize > w->o.buffer_size) {
-		etl__werr(w, ETL_E_BAD_VALUE, "Header record cannot be encoded or does not fit: size=%zu, kind=%s",
-		          size, etl_hdr_kind_name(ev->kind));
+		werr(w, ETL_E_BAD_VALUE, "Header record cannot be encoded or does not fit: size=%zu, kind=%s",
+		     size, etl_hdr_kind_name(ev->kind));
 		return ETL_FAILED;
 	}
 	/* Encoded aside first: a record that fails leaves the header buffer
 	 * (size, valid end, fill, default record) as it was. */
 	uint8_t *rec = malloc(size);
 	if (!rec) {
-		etl__werr(w, ETL_E_NOMEM, "Out of memory for a header record");
+		werr(w, ETL_E_NOMEM, "Out of memory for a header record");
 		return ETL_FAILED;
 	}
 	struct etl_err err;
 	err.msg[0] = 0;
 	if (ops->encode(rec, size, ev, &w->ctx, &err) != ETL_OK) {
 		free(rec);
-		etl__werr(w, ETL_E_BAD_VALUE, "Header record cannot be encoded: %s", err.msg);
+		werr(w, ETL_E_BAD_VALUE, "Header record cannot be encoded: %s", err.msg);
 		return ETL_FAILED;
 	}
-	if (at + asize > w->hdr_size && resize_header(w, (uint32_t)(at + asize)) != ETL_OK) {
-		free(rec);
-		return ETL_FAILED;
-	}
-	memcpy(w->hdrbuf + at, rec, size);
+	uint32_t was = w->hdr.size;
+	int rc = etl__hdrbuf_put_record(&w->hdr, rec, size, &err);
 	free(rec);
-	/* The valid end covers the record's alignment padding, as Windows'
-	 * header buffers do (their ends are multiples of 8). */
-	memset(w->hdrbuf + at + size, 0, asize - size);
-	w->hdr_custom = 1;
-	return resize_header(w, (uint32_t)(at + asize));
+	/* A larger header buffer moves the data that follows it. */
+	if (w->hdr.size != was)
+		w->file_end = w->hdr.size;
+	if (rc != ETL_OK)
+		werr(w, err.code, "%s", err.msg);
+	return rc;
 }
 
 void etl_writer_add_lost(etl_writer *w, uint32_t events, uint32_t buffers)
@@ -715,11 +501,11 @@ void etl_writer_add_lost(etl_writer *w, uint32_t events, uint32_t buffers)
 int etl_writer_write_raw_buffer(etl_writer *w, const uint8_t *data, size_t n)
 {
 	if (!w->opened || w->broken) {
-		etl__werr(w, ETL_E_MISUSE, "The writer is not open");
+		werr(w, ETL_E_MISUSE, "The writer is not open");
 		return w->broken ? ETL_FATAL : ETL_FAILED;
 	}
-	if (!w->raw && (w->stats.events_written || w->file_end > w->hdr_size)) {
-		etl__werr(w, ETL_E_MISUSE, "Raw buffers cannot follow events");
+	if (!w->raw && (w->stats.events_written || w->file_end > w->hdr.size)) {
+		werr(w, ETL_E_MISUSE, "Raw buffers cannot follow events");
 		return ETL_FAILED;
 	}
 	if (!w->raw) {
@@ -756,8 +542,8 @@ static int start_file(struct etl_writer *w)
 		                     : etl__out_open_path(&w->out, name);
 		w->out.prealloc_cap = prealloc_cap(w);
 		if (rc != 0) {
-			etl__werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", name,
-			          strerror(errno));
+			werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", name,
+			     strerror(errno));
 			w->broken = 1;
 			return ETL_FATAL;
 		}
@@ -766,9 +552,9 @@ static int start_file(struct etl_writer *w)
 	w->stats.files_written++;
 	w->data_buffers = 0;
 	w->wrapped = 0;
-	w->file_end = w->hdr_size;
+	w->file_end = w->hdr.size;
 	w->last_buf_off = 0;
-	if (out_write(w, 0, w->hdrbuf, w->hdr_size) != 0) {
+	if (out_write(w, 0, w->hdr.buf, w->hdr.size) != 0) {
 		w->broken = 1;
 		return ETL_FATAL;
 	}
@@ -780,13 +566,18 @@ static int start_file(struct etl_writer *w)
  * header buffer and writes it at offset 0. */
 static int rewrite_header(struct etl_writer *w)
 {
-	uint64_t in_file = w->compressed ? w->wc_buffers_in_file
+	uint64_t in_file = w->compressed ? etl__wc_buffers_in_file(w->wc)
 	                 : (w->wrapped ? w->circ_slots : w->data_buffers);
-	uint32_t start = 1;
+	struct etl__hdr_figures f;
+	f.last_ts = w->last_ts;
+	f.buffers_written = (uint32_t)(in_file + 1);
+	f.start_buffers = 1;
 	if (w->wrapped)
-		start = (uint32_t)(w->data_buffers % w->circ_slots) + 1;
-	patch_header(w, (uint32_t)(in_file + 1), start);
-	if (out_write(w, 0, w->hdrbuf, w->hdr_size) != 0) {
+		f.start_buffers = (uint32_t)(w->data_buffers % w->circ_slots) + 1;
+	f.events_lost = w->events_lost;
+	f.buffers_lost = w->buffers_lost;
+	etl__hdrbuf_patch(&w->hdr, &w->o, &f);
+	if (out_write(w, 0, w->hdr.buf, w->hdr.size) != 0) {
 		w->broken = 1;
 		return ETL_FATAL;
 	}
@@ -808,13 +599,15 @@ static int finish_file(struct etl_writer *w, int last)
 		}
 	}
 	if (w->compressed) {
-		int crc = etl__wc_finish(w);
+		struct etl__wc_report r;
+		uint64_t end = w->file_end;
+		int crc = from_stage(w, etl__wc_finish(w->wc, &w->out, &w->file_end, &r), end, &r);
 		if (crc == ETL_FATAL)
 			return ETL_FATAL;
 		if (crc != ETL_OK)
 			rc = crc;
 	} else if (w->data_buffers > 0 && w->last_buf_off) {
-		/* SPEC: §1.3 - the last buffer written carries FLUSH_MARKER. */
+		/* doc/format.md §1.3: the last buffer written carries FLUSH_MARKER. */
 		uint8_t fl[2];
 		etl_put16(fl, ETL_BUF_FLAG_PROC_INDEX | ETL_BUF_FLAG_FLUSH_MARKER);
 		if (out_write(w, w->last_buf_off + 0x34, fl, 2) != 0) {
@@ -830,7 +623,7 @@ static int finish_file(struct etl_writer *w, int last)
 	if (rewrite_header(w) != ETL_OK)
 		return ETL_FATAL;
 	if (etl__out_commit(&w->out) != 0) {
-		etl__werr(w, ETL_E_IO, "Cannot finish the output: error=\"%s\"", strerror(errno));
+		werr(w, ETL_E_IO, "Cannot finish the output: error=\"%s\"", strerror(errno));
 		w->broken = 1;
 		return ETL_FATAL;
 	}
@@ -840,11 +633,11 @@ static int finish_file(struct etl_writer *w, int last)
 static int open_common(struct etl_writer *w, const struct etl_writer_options *o, const char *path)
 {
 	if (w->opened) {
-		etl__werr(w, ETL_E_MISUSE, "The writer is already open");
+		werr(w, ETL_E_MISUSE, "The writer is already open");
 		return ETL_FAILED;
 	}
 	if (w->closed) {
-		etl__werr(w, ETL_E_MISUSE, "A writer produces one output; use a new writer after close");
+		werr(w, ETL_E_MISUSE, "A writer produces one output; use a new writer after close");
 		return ETL_FAILED;
 	}
 	int rc = check_options(w, o);
@@ -853,11 +646,21 @@ static int open_common(struct etl_writer *w, const struct etl_writer_options *o,
 	rc = take_options(w, o, path);
 	if (rc != ETL_OK)
 		return rc;
-	rc = build_header_buffer(w);
-	if (rc != ETL_OK)
+	struct etl_err err;
+	rc = etl__hdrbuf_build(&w->hdr, &w->o, w->logger_name, w->log_file_name, w->compressed, &err);
+	if (rc != ETL_OK) {
+		werr(w, err.code, "%s", err.msg);
 		return rc;
-	if (w->compressed && etl__wc_init(w) != ETL_OK)
-		return ETL_FATAL;
+	}
+	if (w->compressed) {
+		struct etl__wc_report r;
+		etl__wc_free(w->wc);   /* an earlier, failed open may have made one */
+		w->wc = etl__wc_new(w->o.buffer_size, &r);
+		if (!w->wc) {
+			werr(w, r.err.code, "%s", r.err.msg);
+			return ETL_FATAL;
+		}
+	}
 	return ETL_OK;
 }
 
@@ -871,8 +674,8 @@ static int open_path(etl_writer *w, const char *path, const struct etl_writer_op
 		return rc;
 	if ((in_place ? etl__out_open_path_inplace(&w->out, path)
 	              : etl__out_open_path(&w->out, path)) != 0) {
-		etl__werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", path,
-		          strerror(errno));
+		werr(w, ETL_E_IO, "Cannot create the output: path=\"%s\", error=\"%s\"", path,
+		     strerror(errno));
 		return ETL_FATAL;
 	}
 	return ETL_OK;
@@ -907,10 +710,9 @@ int etl__writer_sync(etl_writer *w)
 	/* Compressed bytes waiting for a full trace buffer's worth go out now
 	 * at the end of the file; they stay in the compression buffer, and
 	 * the write that completes them later lands on the same bytes. */
-	if (w->compressed && w->cfill > 0 &&
-	    etl__out_write(&w->out, w->file_end, w->cbuf, w->cfill) != 0) {
-		etl__werr(w, ETL_E_IO, "Cannot write compressed buffers: offset=%llu, error=\"%s\"",
-		          (unsigned long long)w->file_end, strerror(errno ? errno : EIO));
+	struct etl__wc_report r;
+	if (w->compressed && etl__wc_sync(w->wc, &w->out, w->file_end, &r) != ETL_OK) {
+		werr(w, r.err.code, "%s", r.err.msg);
 		w->broken = 1;
 		return ETL_FATAL;
 	}
@@ -921,17 +723,14 @@ void etl__writer_set_clock(etl_writer *w, int64_t perf_freq, int64_t boot_time)
 {
 	w->o.perf_freq = perf_freq;
 	w->o.boot_time = boot_time;
-	if (!w->hdrbuf || w->raw)
+	if (!w->hdr.buf || w->raw)
 		return;
-	uint8_t *h = w->hdrbuf + w->lh_offset;
-	size_t after = (w->o.pointer_size == 4 ? 0x40 : 0x48) + 172 + 4;
-	etl_put64(h + after + 0x00, (uint64_t)boot_time);
-	etl_put64(h + after + 0x08, (uint64_t)perf_freq);
+	etl__hdrbuf_set_clock(&w->hdr, w->o.pointer_size, perf_freq, boot_time);
 }
 
 uint64_t etl__writer_bytes(const etl_writer *w)
 {
-	return w->file_end + (w->compressed ? w->cfill : 0);
+	return w->file_end + (w->compressed ? etl__wc_pending(w->wc) : 0);
 }
 
 int etl_writer_open_fd(etl_writer *w, int fd, const struct etl_writer_options *o)
@@ -958,7 +757,7 @@ int etl_writer_open_sink(etl_writer *w, etl_sink_write_fn fn, void *ctx,
 int etl_writer_close(etl_writer *w)
 {
 	if (!w->opened) {
-		etl__werr(w, ETL_E_MISUSE, "The writer is not open");
+		werr(w, ETL_E_MISUSE, "The writer is not open");
 		return ETL_FAILED;
 	}
 	int rc;
@@ -967,7 +766,7 @@ int etl_writer_close(etl_writer *w)
 	} else if (w->raw) {
 		rc = etl__out_commit(&w->out) == 0 ? ETL_OK : ETL_FATAL;
 		if (rc != ETL_OK)
-			etl__werr(w, ETL_E_IO, "Cannot finish the output: error=\"%s\"", strerror(errno));
+			werr(w, ETL_E_IO, "Cannot finish the output: error=\"%s\"", strerror(errno));
 	} else {
 		rc = finish_file(w, 1);
 	}
@@ -990,8 +789,8 @@ void etl_writer_free(etl_writer *w)
 	for (uint32_t i = 0; w->cpus && i < w->nproc; i++)
 		free(w->cpus[i].buf);
 	free(w->cpus);
-	etl__wc_free(w);
-	free(w->hdrbuf);
+	etl__wc_free(w->wc);
+	etl__hdrbuf_free(&w->hdr);
 	free(w->logger_name);
 	free(w->log_file_name);
 	free(w->pattern);
