@@ -1154,6 +1154,41 @@ START_TEST(test_rejections)
 }
 END_TEST
 
+/* The processor rule is the reader's: a file may have 1 ..
+ * ETL_MAX_PROCESSORS processors, and the highest index the reader returns
+ * (ETL_MAX_PROCESSORS - 1) is written and read back. */
+START_TEST(test_processor_limit)
+{
+	struct etl_writer_options o;
+	base_opts(&o, 0x1000, ETL_MAX_PROCESSORS + 1, ETL_MODE_SEQUENTIAL);
+	struct msink out;
+	msink_init(&out);
+	etl_writer *w = etl_writer_new();
+	ck_assert_int_eq(etl_writer_open_sink(w, msink_write, &out, &o), ETL_FAILED);
+	ck_assert_int_eq(etl_writer_errcode(w), ETL_E_BAD_VALUE);
+	char want[64];
+	snprintf(want, sizeof want, "1..%u: processors=%u", ETL_MAX_PROCESSORS, ETL_MAX_PROCESSORS + 1);
+	ck_assert_msg(strstr(etl_writer_errmsg(w), want) != NULL, "%s", etl_writer_errmsg(w));
+	etl_writer_free(w);
+	base_opts(&o, 0x1000, ETL_MAX_PROCESSORS, ETL_MODE_SEQUENTIAL);
+	w = etl_writer_new();
+	ck_assert_int_eq(etl_writer_open_sink(w, msink_write, &out, &o), ETL_OK);
+	uint8_t pl[64] = { 0 };
+	struct etl_event ev;
+	struct evvec acc = { 0 };
+	mk_event(&ev, pl, sizeof pl, ETL_MAX_PROCESSORS - 1, 2000000, 1);
+	ck_assert_int_eq(etl_writer_write_event(w, &ev), ETL_OK);
+	evvec_push(&acc, &ev, ev.processor);
+	ck_assert_int_eq(etl_writer_close(w), ETL_OK);
+	etl_writer_free(w);
+	struct readback rb;
+	check_readback(out.p, out.len, &acc, ETL_ORDER_FILE, 0, 1, "processor limit", &rb);
+	ck_assert_uint_eq(rb.lf.number_of_processors, ETL_MAX_PROCESSORS);
+	evvec_free(&acc);
+	msink_free(&out);
+}
+END_TEST
+
 /* An EVENT_HEADER record above 0xFFFF bytes, in buffers large enough to
  * hold it: rejected by the record size limit, not cut. */
 START_TEST(test_reject_record_limit)
@@ -2369,6 +2404,7 @@ static Suite *writer_suite(void)
 	tcase_add_test(ts, test_end_time_clocks);
 	tcase_add_test(ts, test_header_shrinks);
 	tcase_add_test(ts, test_rejections);
+	tcase_add_test(ts, test_processor_limit);
 	tcase_add_test(ts, test_reject_record_limit);
 	tcase_add_test(ts, test_misuse);
 	tcase_add_test(ts, test_compression_buffer_spill);

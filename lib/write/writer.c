@@ -122,9 +122,10 @@ static int check_options(struct etl_writer *w, const struct etl_writer_options *
 		werr(w, ETL_E_BAD_VALUE, "Pointer size must be 4 or 8: pointer-size=%u", o->pointer_size);
 		return ETL_FAILED;
 	}
-	if (o->number_of_processors == 0 || o->number_of_processors > 0xFFFF) {
-		werr(w, ETL_E_BAD_VALUE, "Number of processors must be 1..65535: processors=%u",
-		     o->number_of_processors);
+	/* The reader's rule: processor indices 0 .. ETL_MAX_PROCESSORS - 1. */
+	if (o->number_of_processors == 0 || o->number_of_processors > ETL_MAX_PROCESSORS) {
+		werr(w, ETL_E_BAD_VALUE, "Number of processors must be 1..%u: processors=%u",
+		     ETL_MAX_PROCESSORS, o->number_of_processors);
 		return ETL_FAILED;
 	}
 	uint32_t m = o->log_file_mode;
