@@ -1,6 +1,6 @@
 /*
  * check_fastpaths.c - the speed-ups of the conversion path against their
- * plain forms: the SSE2 UTF-16 loops (lib/decode/tracelogging.c) against the portable
+ * plain forms: the SSE2 UTF-16 loops (lib/common/utf16.c) against the portable
  * ones, the hand-made "no schema" message against snprintf, messages parsed
  * at load (lib/decode/manifest.c: every escape, inserts past the template, the
  * 64 KiB cap), and the memos of the JSON writer (formats/out/out_json.c: the
@@ -15,6 +15,7 @@
 
 #include "etl.h"
 #include "lib/decode/decode_internal.h"
+#include "lib/common/utf16.h"
 #include "etl_output.h"
 #include "testutil.h"
 #include "formats/out/out.h"

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "lib/common/cursor.h"
-#include "lib/decode/decode_internal.h"
+#include "etl_decode.h"
 
 /* ---- SHA-1 ------------------------------------------------------------ */
 

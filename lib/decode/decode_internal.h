@@ -149,21 +149,8 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev);
 int etl__mof_match(const struct etl_event *ev);
 int etl__mof_decode(etl_decoder *d, const struct etl_event *ev);
 
-/* ---- text helpers (lib/decode/tracelogging.c) -------------------------------------- */
+/* ---- text ------------------------------------------------------------ */
 
-/* Bytes of UTF-8 needed for n bytes of UTF-16LE (odd last byte ignored). */
-size_t etl__utf16_utf8_len(const uint8_t *p, size_t n);
-/* Converts n bytes of UTF-16LE to UTF-8 at out (etl__utf16_utf8_len()
- * bytes); unpaired surrogates become U+FFFD. Returns bytes written. */
-size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out);
-/* Offset of the first UTF-16 NUL (two zero bytes at an even offset) in the
- * n bytes at p, or n rounded down to even when there is none. */
-size_t etl__utf16_nul(const uint8_t *p, size_t n);
-/* The two above choosing the loop: simd 0 forces the portable one (for
- * tests; etl__utf16_simd() tells whether there is an SSE2 one). */
-size_t etl__utf16_to_utf8_buf_ex(const uint8_t *p, size_t n, char *out, int simd);
-size_t etl__utf16_nul_ex(const uint8_t *p, size_t n, int simd);
-int etl__utf16_simd(void);
 /* Converts n bytes of UTF-16LE (odd last byte ignored) to a NUL-terminated
  * UTF-8 string in decoder storage (etl__dec_alloc()), in one pass; *len
  * gets its length. NULL on out-of-memory. */

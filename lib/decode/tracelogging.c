@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "lib/common/cursor.h"
+#include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
 
 #define TL_MAX_DEPTH 32
@@ -86,193 +87,6 @@ struct tl_schema {
 
 /* ---- text ------------------------------------------------------------ */
 
-static size_t put_utf8(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
-/* Next code point of UTF-16LE at p[*i..n) (n even); advances *i. */
-static uint32_t utf16_next(const uint8_t *p, size_t n, size_t *i)
-{
-	uint32_t u = etl_le16(p + *i);
-	*i += 2;
-	if (u >= 0xD800 && u <= 0xDBFF) {
-		if (*i + 2 <= n) {
-			uint32_t l = etl_le16(p + *i);
-			if (l >= 0xDC00 && l <= 0xDFFF) {
-				*i += 2;
-				return 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
-			}
-		}
-		return 0xFFFD;
-	}
-	if (u >= 0xDC00 && u <= 0xDFFF)
-		return 0xFFFD;
-	return u;
-}
-
-/* Whether the four UTF-16LE code units at p are all ASCII (U+0000-U+007F):
- * most strings in events are, and such a block converts byte by byte. */
-static int ascii4(const uint8_t *p)
-{
-	return (p[1] | p[3] | p[5] | p[7]) == 0 && ((p[0] | p[2] | p[4] | p[6]) & 0x80) == 0;
-}
-
-size_t etl__utf16_utf8_len(const uint8_t *p, size_t n)
-{
-	size_t len = 0, i = 0;
-	n &= ~(size_t)1;
-	while (i < n) {
-		if (n - i >= 8 && ascii4(p + i)) {
-			len += 4;
-			i += 8;
-			continue;
-		}
-		uint32_t cp = utf16_next(p, n, &i);
-		len += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-	}
-	return len;
-}
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define TL_LE 1
-#else
-#define TL_LE 0
-#endif
-
-#if defined(__SSE2__) && !defined(ETL_NO_SSE2)
-#include <emmintrin.h>
-#define TL_SSE2 1
-#else
-#define TL_SSE2 0
-#endif
-
-int etl__utf16_simd(void)
-{
-	return TL_SSE2;
-}
-
-size_t etl__utf16_to_utf8_buf(const uint8_t *p, size_t n, char *out)
-{
-	return etl__utf16_to_utf8_buf_ex(p, n, out, 1);
-}
-
-size_t etl__utf16_to_utf8_buf_ex(const uint8_t *p, size_t n, char *out, int simd)
-{
-	size_t o = 0, i = 0;
-	n &= ~(size_t)1;
-	(void)simd;
-	while (i < n) {
-#if TL_SSE2
-		/* Eight code units at a time while all are ASCII: their low
-		 * bytes packed into eight output bytes. */
-		if (simd && n - i >= 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-			__m128i hi = _mm_and_si128(x, _mm_set1_epi16((short)0xFF80));
-			if (_mm_movemask_epi8(_mm_cmpeq_epi16(hi, _mm_setzero_si128())) == 0xFFFF) {
-				_mm_storel_epi64((__m128i *)(void *)(out + o), _mm_packus_epi16(x, x));
-				o += 8;
-				i += 16;
-				continue;
-			}
-		}
-#endif
-		if (TL_LE && n - i >= 8) {
-			/* Four code units as one little-endian word: all ASCII when
-			 * no bit above the low 7 is set in any 16-bit lane; their low
-			 * bytes are then packed into four output bytes. */
-			uint64_t x;
-			memcpy(&x, p + i, 8);
-			if (!(x & 0xFF80FF80FF80FF80ull)) {
-				uint32_t w = (uint32_t)((x & 0xFF) | (x >> 8 & 0xFF00) | (x >> 16 & 0xFF0000) |
-				                        (x >> 24 & 0xFF000000));
-				memcpy(out + o, &w, 4);
-				o += 4;
-				i += 8;
-				continue;
-			}
-		} else if (n - i >= 8 && ascii4(p + i)) {
-			out[o] = (char)p[i];
-			out[o + 1] = (char)p[i + 2];
-			out[o + 2] = (char)p[i + 4];
-			out[o + 3] = (char)p[i + 6];
-			o += 4;
-			i += 8;
-			continue;
-		}
-		o += put_utf8(out + o, utf16_next(p, n, &i));
-	}
-	return o;
-}
-
-size_t etl__utf16_nul(const uint8_t *p, size_t n)
-{
-	return etl__utf16_nul_ex(p, n, 1);
-}
-
-size_t etl__utf16_nul_ex(const uint8_t *p, size_t n, int simd)
-{
-	size_t i = 0;
-	(void)simd;
-#if TL_SSE2
-	/* Eight code units per step: the first zero 16-bit lane. */
-	for (; simd && i + 16 <= n; i += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(x, _mm_setzero_si128()));
-		if (m)
-			return i + (size_t)__builtin_ctz(m);
-	}
-#endif
-	/* Four code units per step while none is zero. A 16-bit lane is zero
-	 * exactly when both its bytes are, whatever the host's byte order. */
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x;
-		memcpy(&x, p + i, 8);
-		if ((x - 0x0001000100010001ull) & ~x & 0x8000800080008000ull)
-			break;
-	}
-	while (i + 2 <= n && (p[i] | p[i + 1]))
-		i += 2;
-	return i;
-}
-
-char *etl__dec_utf16(etl_decoder *d, const uint8_t *p, size_t n, size_t *len)
-{
-	n &= ~(size_t)1;
-	if (n / 2 > (SIZE_MAX - 1) / 3)
-		return NULL;
-	/* One pass: room for the worst case (a code unit is at most 3 bytes
-	 * of UTF-8; a surrogate pair, two units, 4), the tail given back. */
-	size_t cap = n / 2 * 3 + 1;
-	char *out = etl__dec_alloc(d, cap);
-	if (!out)
-		return NULL;
-	size_t o = etl__utf16_to_utf8_buf(p, n, out);
-	out[o] = 0;
-	etl__dec_shrink(d, out, cap, o + 1);
-	*len = o;
-	return out;
-}
-
 /* Length of the valid UTF-8 sequence at p[0..n), or 0 if invalid. */
 static size_t utf8_seq(const uint8_t *p, size_t n)
 {
@@ -321,7 +135,7 @@ static size_t utf8_sanitize(const uint8_t *p, size_t n, char *out)
 	while (i < n) {
 		size_t k = utf8_seq(p + i, n - i);
 		if (!k) {
-			o += put_utf8(out + o, 0xFFFD);
+			o += etl__utf8_put(out + o, 0xFFFD);
 			i++;
 		} else {
 			memcpy(out + o, p + i, k);
@@ -760,7 +574,7 @@ static int set_ansi(struct tl_dec *x, const struct tl_field *f, uint32_t slot,
 		len = utf8_sanitize(p, n, out);
 	} else {
 		for (i = 0; i < n; i++)
-			len += put_utf8(out + len, cp1252(p[i]));
+			len += etl__utf8_put(out + len, cp1252(p[i]));
 	}
 	out[len] = 0;
 	struct etl_prop *pr = etl__dec_prop(x->d, slot);

@@ -53,6 +53,7 @@
 #include <sys/stat.h>
 
 #include "lib/common/cursor.h"
+#include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
 #include "etl_reader.h"
 
