@@ -1,14 +1,16 @@
 /*
  * lib/decode/decode_internal.h - internals of the payload decoder shared between
- * lib/decode/decoder.c (handle, dispatch, schema cache, result storage) and the
- * per-source decoders (lib/decode/tracelogging.c for TraceLogging; manifest, MOF and WPP
- * decoders plug in the same way).
+ * lib/decode/decoder.c (dispatch), lib/decode/decode_result.c (the handle's
+ * state: result storage, schema cache) and the per-source decoders
+ * (TraceLogging, MOF, manifests, in-band manifests, WPP).
  *
- * A per-source decoder is a pair of functions in the table of
- * lib/decode/decoder.c: match() says whether an event is for it, decode() fills the
- * result through the etl__dec_* helpers below. decode() returns ETL_OK,
- * ETL_FAILED (after etl__dec_fail()) or ETL_FATAL (out of memory, after
- * etl__dec_fail() with ETL_E_NOMEM).
+ * Calls go one way: decoder.c dispatches to the source decoders, and both
+ * store into the handle through decode_result.c. A per-source decoder is a
+ * pair of functions in the table of lib/decode/decoder.c: match() says
+ * whether an event is for it, decode() fills the result through the
+ * etl__dec_* helpers below. decode() returns ETL_OK, ETL_FAILED (after
+ * etl__dec_fail()) or ETL_FATAL (out of memory, after etl__dec_fail() with
+ * ETL_E_NOMEM).
  */
 #ifndef ETL_DECODE_PRIVATE_H
 #define ETL_DECODE_PRIVATE_H
@@ -39,7 +41,7 @@
  * valid; pointers from etl__dec_prop() only until the next reserve. */
 uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom);
 
-/* The first member of struct etl_decoder (lib/decode/decoder.c): the property
+/* The first member of struct etl_decoder (lib/decode/decode_result.c): the property
  * array, so that etl__dec_prop() is inline (a pointer to a struct, converted,
  * points to its first member). */
 struct etl_dec_head {
@@ -65,8 +67,18 @@ char *etl__dec_alloc(etl_decoder *d, size_t n);
  * last block. */
 void etl__dec_shrink(etl_decoder *d, char *p, size_t n, size_t keep);
 
-/* The result being built (status/props are set by lib/decode/decoder.c). */
+/* The result being built (status/props are set by etl__dec_end()). */
 struct etl_decoded *etl__dec_result(etl_decoder *d);
+
+/* Starts decoding one event (lib/decode/decoder.c): the previous result,
+ * properties and per-event strings are dropped. */
+void etl__dec_begin(etl_decoder *d);
+
+/* Ends decoding one event with the source decoder's status rc: on ETL_OK
+ * the result gets its properties; otherwise the failure recorded with
+ * etl__dec_fail() (one is made up if the decoder recorded none) and no
+ * properties. Returns the event's status. */
+int etl__dec_end(etl_decoder *d, int rc);
 
 /* Records the failure of the current event: status ETL_FAILED (ETL_FATAL for
  * ETL_E_NOMEM), errcode, message. Returns ETL_FAILED or ETL_FATAL. */

@@ -221,7 +221,7 @@ static int cmp_msg(const void *a, const void *b)
 /* ---- errors ---------------------------------------------------------- */
 
 /* etl_decoder_errmsg() returns the decoder's errmsg buffer; it is written
- * through this hook (the buffer itself is private to lib/decode/decoder.c). */
+ * through this hook (the buffer itself is private to lib/decode/decode_result.c). */
 
 /* ---- TMF parsing ----------------------------------------------------- */
 

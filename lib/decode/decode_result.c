@@ -1,0 +1,497 @@
+/*
+ * lib/decode/decode_result.c - the decoder handle's state, which the
+ * per-source decoders fill through the etl__dec_* calls of
+ * lib/decode/decode_internal.h: the result being built (properties, string
+ * storage, the failure), the schema cache, and etl_decoder_new(),
+ * etl_decoder_free() and etl_decoder_errmsg().
+ *
+ * Result storage is reused across calls: the property array grows as needed
+ * and strings go to an arena of chunks that are kept and refilled, so in the
+ * steady state decoding an event allocates nothing. Arena chunks never move,
+ * so a string pointer stays valid while properties are still being added.
+ *
+ * The schema cache is a chained hash table keyed by bytes chosen by each
+ * source decoder (TraceLogging: provider GUID, traits and event metadata).
+ * It grows by doubling and is flushed whole when it holds more than
+ * ETL_DEC_CACHE_MAX_BYTES.
+ */
+#define ETL_BUILDING_LIB 1
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdatomic.h>
+
+#include "lib/common/fmt.h"
+#include "lib/common/utf16.h"
+#include "lib/decode/decode_internal.h"
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t cap;
+	size_t used;
+	char data[];
+};
+
+#define ARENA_CHUNK_MIN (64u * 1024u)
+
+struct cache_entry {
+	struct cache_entry *next;
+	uint64_t hash;
+	size_t key_len;
+	uint8_t *key;
+	void *data;
+	void (*free_fn)(void *);
+	size_t cost;
+};
+
+struct etl_decoder {
+	/* First, for etl__dec_prop() (inline, lib/decode/decode_internal.h). */
+	struct etl_dec_head head;
+
+	struct etl_decoded res;
+
+	uint32_t n_props, cap_props;
+
+	struct arena_chunk *chunks;     /* all chunks, in allocation order   */
+	struct arena_chunk *cur;        /* chunk being filled                */
+
+	char err[512];                  /* message of the current failure    */
+	char errmsg[256];               /* etl_decoder_errmsg()              */
+
+	struct cache_entry **buckets;
+	size_t n_buckets;               /* power of two                      */
+	size_t n_entries;
+	size_t cache_bytes;
+
+	uint8_t *scratch;
+	size_t scratch_cap;
+
+	uint64_t parses;
+
+	void *mf_set;                   /* the manifest set in the cache, or NULL */
+	int names_stable;               /* set by the source decoder (see
+	                                   etl__dec_set_names_stable())         */
+};
+
+/* Generation of schema memory, for etl__dec_names_trusted(): bumped before
+ * any decoder frees schemas (cache flush, etl_decoder_free()), so that text
+ * remembered by pointer under one generation is known not to have been
+ * freed (and its memory reused) while the generation stays the same. */
+static _Atomic uint64_t names_gen = 1;
+
+/* The result of this thread's last etl_decoder_decode() whose names are
+ * stable, or NULL. */
+static _Thread_local const struct etl_decoded *trusted_res;
+
+void etl__dec_set_names_stable(etl_decoder *d)
+{
+	d->names_stable = 1;
+}
+
+uint64_t etl__dec_names_trusted(const struct etl_decoded *dec)
+{
+	if (!dec || dec != trusted_res)
+		return 0;
+	return atomic_load(&names_gen);
+}
+
+etl_decoder *etl_decoder_new(void)
+{
+	etl_decoder *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	d->n_buckets = 64;
+	d->buckets = calloc(d->n_buckets, sizeof *d->buckets);
+	if (!d->buckets) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static void cache_flush(etl_decoder *d)
+{
+	atomic_fetch_add(&names_gen, 1);
+	if (trusted_res == &d->res)
+		trusted_res = NULL;
+	for (size_t i = 0; i < d->n_buckets; i++) {
+		struct cache_entry *e = d->buckets[i];
+		while (e) {
+			struct cache_entry *next = e->next;
+			if (e->free_fn)
+				e->free_fn(e->data);
+			free(e->key);
+			free(e);
+			e = next;
+		}
+		d->buckets[i] = NULL;
+	}
+	d->n_entries = 0;
+	d->cache_bytes = 0;
+	d->mf_set = NULL;
+}
+
+void *etl__dec_mf_set(const etl_decoder *d)
+{
+	return d->mf_set;
+}
+
+void etl__dec_set_mf_set(etl_decoder *d, void *set)
+{
+	d->mf_set = set;
+}
+
+void etl_decoder_free(etl_decoder *d)
+{
+	if (!d)
+		return;
+	cache_flush(d);
+	free(d->buckets);
+	free(d->head.props);
+	struct arena_chunk *c = d->chunks;
+	while (c) {
+		struct arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	free(d->scratch);
+	free(d);
+}
+
+void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->errmsg, sizeof d->errmsg, fmt, ap);
+	va_end(ap);
+}
+
+const char *etl_decoder_errmsg(const etl_decoder *d)
+{
+	if (!d)
+		return "no decoder";
+	return d->errmsg;
+}
+
+/* ---- result storage -------------------------------------------------- */
+
+/* Makes room for n more properties; UINT32_MAX as etl__dec_reserve(). */
+static uint32_t reserve_room(etl_decoder *d, uint32_t n, int *oom)
+{
+	uint32_t first = d->n_props;
+	if (n > ETL_DEC_MAX_PROPS - d->n_props)
+		return UINT32_MAX;
+	if (d->n_props + n > d->cap_props) {
+		size_t cap = d->cap_props ? d->cap_props : 64;
+		while (cap < (size_t)d->n_props + n)
+			cap *= 2;
+		if (cap > ETL_DEC_MAX_PROPS)
+			cap = ETL_DEC_MAX_PROPS;
+		struct etl_prop *p = realloc(d->head.props, cap * sizeof *p);
+		if (!p) {
+			*oom = 1;
+			return UINT32_MAX;
+		}
+		d->head.props = p;
+		d->cap_props = (uint32_t)cap;
+	}
+	d->n_props += n;
+	return first;
+}
+
+uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom)
+{
+	uint32_t first = reserve_room(d, n, oom);
+	if (first == UINT32_MAX || n == 0)     /* props may still be NULL */
+		return first;
+	struct etl_prop *p = &d->head.props[first];
+	memset(p, 0, n * sizeof *p);
+	for (uint32_t i = 0; i < n; i++)
+		p[i].parent = ETL_PROP_NO_PARENT;
+	return first;
+}
+
+uint32_t etl__dec_reserve_raw(etl_decoder *d, uint32_t n, int *oom)
+{
+	return reserve_room(d, n, oom);
+}
+
+
+char *etl__dec_alloc(etl_decoder *d, size_t n)
+{
+	struct arena_chunk *c = d->cur;
+	/* Refill the chunks kept from earlier calls first. */
+	while (c) {
+		if (c->cap - c->used >= n) {
+			char *p = c->data + c->used;
+			c->used += n;
+			d->cur = c;
+			return p;
+		}
+		if (!c->next)
+			break;
+		c = c->next;
+		c->used = 0;
+	}
+	size_t cap = n > ARENA_CHUNK_MIN ? n : ARENA_CHUNK_MIN;
+	if (cap > SIZE_MAX - sizeof(struct arena_chunk))
+		return NULL;
+	struct arena_chunk *nc = malloc(sizeof *nc + cap);
+	if (!nc)
+		return NULL;
+	nc->next = NULL;
+	nc->cap = cap;
+	nc->used = n;
+	if (c)
+		c->next = nc;
+	else
+		d->chunks = nc;
+	d->cur = nc;
+	return nc->data;
+}
+
+void etl__dec_shrink(etl_decoder *d, char *p, size_t n, size_t keep)
+{
+	struct arena_chunk *c = d->cur;
+	if (c && keep <= n && p + n == c->data + c->used)
+		c->used -= n - keep;
+}
+
+char *etl__dec_utf16(etl_decoder *d, const uint8_t *p, size_t n, size_t *len)
+{
+	n &= ~(size_t)1;
+	if (n / 2 > (SIZE_MAX - 1) / 3)
+		return NULL;
+	/* One pass: room for the worst case (a code unit is at most 3 bytes
+	 * of UTF-8; a surrogate pair, two units, 4), the tail given back. */
+	size_t cap = n / 2 * 3 + 1;
+	char *out = etl__dec_alloc(d, cap);
+	if (!out)
+		return NULL;
+	size_t o = etl__utf16_to_utf8_buf(p, n, out);
+	out[o] = 0;
+	etl__dec_shrink(d, out, cap, o + 1);
+	*len = o;
+	return out;
+}
+
+static void arena_reset(etl_decoder *d)
+{
+	d->cur = d->chunks;
+	if (d->cur)
+		d->cur->used = 0;
+}
+
+struct etl_decoded *etl__dec_result(etl_decoder *d)
+{
+	return &d->res;
+}
+
+int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->err, sizeof d->err, fmt, ap);
+	va_end(ap);
+	d->res.errcode = errcode;
+	d->res.error = d->err;
+	d->res.status = errcode == ETL_E_NOMEM ? ETL_FATAL : ETL_FAILED;
+	return d->res.status;
+}
+
+/* Appends n bytes of s to d->err at *at as vsnprintf() would, keeping room
+ * for the NUL (text past the buffer is dropped). */
+static void err_put(etl_decoder *d, size_t *at, const char *s, size_t n)
+{
+	size_t room = sizeof d->err - 1 - *at;
+	if (n > room)
+		n = room;
+	memcpy(d->err + *at, s, n);
+	*at += n;
+}
+
+int etl__dec_fail_noschema(etl_decoder *d, const struct etl_event *ev)
+{
+	/* "no schema for this event: provider=%s%s%s%s, id=%u, version=%u"
+	 * without vsnprintf: a trace's undecoded events can be many. */
+	static const char head[] = "no schema for this event: provider=";
+	char g[ETL_GUID_STRLEN], num[24];
+	size_t at = 0;
+	etl_guid_format(&ev->provider, g);
+	err_put(d, &at, head, sizeof head - 1);
+	err_put(d, &at, g, strlen(g));
+	if (ev->provider_name) {
+		err_put(d, &at, " (", 2);
+		err_put(d, &at, ev->provider_name, strlen(ev->provider_name));
+		err_put(d, &at, ")", 1);
+	}
+	err_put(d, &at, ", id=", 5);
+	err_put(d, &at, num, etl__fmt_u64(num, ev->id));
+	err_put(d, &at, ", version=", 10);
+	err_put(d, &at, num, etl__fmt_u64(num, ev->version));
+	d->err[at] = 0;
+	d->res.errcode = ETL_E_UNSUPPORTED;
+	d->res.error = d->err;
+	d->res.status = ETL_FAILED;
+	return ETL_FAILED;
+}
+
+/* ---- schema cache ---------------------------------------------------- */
+
+uint64_t etl__dec_hash(const void *key, size_t n, uint64_t h)
+{
+	const uint8_t *b = key;
+	size_t i = 0;
+	/* Eight bytes per step (TraceLogging keys are whole metadata blobs,
+	 * hashed for every event); the shift folds the high bits, which the
+	 * multiplication only moves upwards, into the low ones the bucket
+	 * index uses. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+		h ^= h >> 32;
+	}
+	for (; i < n; i++) {                    /* FNV-1a for the tail */
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ^ h >> 29;
+}
+
+void *etl__dec_cache_find(etl_decoder *d, uint64_t hash, const void *key, size_t key_len)
+{
+	struct cache_entry *e = d->buckets[hash & (d->n_buckets - 1)];
+	for (; e; e = e->next) {
+		if (e->hash == hash && e->key_len == key_len && memcmp(e->key, key, key_len) == 0)
+			return e->data;
+	}
+	return NULL;
+}
+
+static void cache_grow(etl_decoder *d)
+{
+	size_t nb = d->n_buckets * 2;
+	struct cache_entry **b = calloc(nb, sizeof *b);
+	if (!b)
+		return;                 /* keep the longer chains */
+	for (size_t i = 0; i < d->n_buckets; i++) {
+		struct cache_entry *e = d->buckets[i];
+		while (e) {
+			struct cache_entry *next = e->next;
+			size_t j = e->hash & (nb - 1);
+			e->next = b[j];
+			b[j] = e;
+			e = next;
+		}
+	}
+	free(d->buckets);
+	d->buckets = b;
+	d->n_buckets = nb;
+}
+
+int etl__dec_cache_add(etl_decoder *d, uint64_t hash, const void *key, size_t key_len,
+                       void *data, void (*free_fn)(void *), size_t cost)
+{
+	size_t total = cost + key_len + sizeof(struct cache_entry);
+	if (d->cache_bytes >= ETL_DEC_CACHE_MAX_BYTES || total > ETL_DEC_CACHE_MAX_BYTES - d->cache_bytes)
+		cache_flush(d);
+	struct cache_entry *e = malloc(sizeof *e);
+	uint8_t *k = malloc(key_len ? key_len : 1);
+	if (!e || !k) {
+		free(e);
+		free(k);
+		if (free_fn)
+			free_fn(data);
+		return ETL_FATAL;
+	}
+	memcpy(k, key, key_len);
+	e->hash = hash;
+	e->key = k;
+	e->key_len = key_len;
+	e->data = data;
+	e->free_fn = free_fn;
+	e->cost = total;
+	if (d->n_entries >= d->n_buckets - d->n_buckets / 4)
+		cache_grow(d);
+	size_t i = hash & (d->n_buckets - 1);
+	e->next = d->buckets[i];
+	d->buckets[i] = e;
+	d->n_entries++;
+	d->cache_bytes += total;
+	return ETL_OK;
+}
+
+uint8_t *etl__dec_scratch(etl_decoder *d, size_t n)
+{
+	if (n > d->scratch_cap) {
+		size_t cap = d->scratch_cap ? d->scratch_cap : 1024;
+		while (cap < n)
+			cap *= 2;
+		uint8_t *p = realloc(d->scratch, cap);
+		if (!p)
+			return NULL;
+		d->scratch = p;
+		d->scratch_cap = cap;
+	}
+	return d->scratch;
+}
+
+void etl__dec_count_parse(etl_decoder *d)
+{
+	d->parses++;
+}
+
+uint64_t etl__decoder_schema_parses(const etl_decoder *d)
+{
+	return d ? d->parses : 0;
+}
+
+size_t etl__decoder_cache_entries(const etl_decoder *d)
+{
+	return d ? d->n_entries : 0;
+}
+
+/* ---- one event ------------------------------------------------------- */
+
+void etl__dec_begin(etl_decoder *d)
+{
+	trusted_res = NULL;
+	d->names_stable = 0;
+	{
+		/* memset(&d->res, 0, ...) as unrolled 16-byte stores, not the
+		 * "rep stosq" GCC makes of a fixed memset over 64 bytes. */
+		static const uint64_t zero[2];
+		unsigned char *p = (unsigned char *)&d->res;
+		_Static_assert(sizeof d->res >= 16, "struct etl_decoded is at least 16 bytes");
+#pragma GCC unroll 16
+		for (size_t i = 0; i + 16 <= sizeof d->res; i += 16)
+			memcpy(p + i, zero, 16);
+		memcpy(p + sizeof d->res - 16, zero, 16);
+	}
+	d->err[0] = 0;
+	d->n_props = 0;
+	arena_reset(d);
+}
+
+int etl__dec_end(etl_decoder *d, int rc)
+{
+	if (rc == ETL_OK) {
+		d->res.status = ETL_OK;
+		d->res.errcode = ETL_E_NONE;
+		d->res.error = NULL;
+		d->res.props = d->head.props;
+		d->res.n_props = d->n_props;
+		if (d->names_stable)
+			trusted_res = &d->res;
+	} else {
+		if (d->res.status == ETL_OK) /* decoder forgot etl__dec_fail() */
+			etl__dec_fail(d, ETL_E_BAD_VALUE, "payload could not be decoded");
+		rc = d->res.status;
+		d->res.props = NULL;
+		d->res.n_props = 0;
+	}
+	return rc;
+}
