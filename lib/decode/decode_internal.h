@@ -161,12 +161,23 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev);
 int etl__mof_match(const struct etl_event *ev);
 int etl__mof_decode(etl_decoder *d, const struct etl_event *ev);
 
-/* ---- text ------------------------------------------------------------ */
+/* ---- payload strings (lib/decode/payload_text.c) ------------------------ */
 
 /* Converts n bytes of UTF-16LE (odd last byte ignored) to a NUL-terminated
  * UTF-8 string in decoder storage (etl__dec_alloc()), in one pass; *len
  * gets its length. NULL on out-of-memory. */
 char *etl__dec_utf16(etl_decoder *d, const uint8_t *p, size_t n, size_t *len);
+
+/* An 8-bit string of n bytes as UTF-8: read as UTF-8 (invalid bytes as
+ * U+FFFD) when utf8 is set, else as Windows-1252. Text that needs no
+ * change (ASCII, or valid UTF-8 read as UTF-8) is the payload's own bytes,
+ * not NUL-terminated; else a NUL-terminated copy in decoder storage. Sets
+ * *s and *len; 0 on out-of-memory. */
+int etl__dec_ansi(etl_decoder *d, const uint8_t *p, size_t n, int utf8, const char **s, size_t *len);
+
+/* Copies n bytes of UTF-8 to out (room for 3n bytes) with each invalid
+ * byte replaced by U+FFFD; returns the bytes written. */
+size_t etl__dec_utf8_sanitize(const uint8_t *p, size_t n, char *out);
 
 /* ---- manifests (lib/decode/manifest.c) ---------------------------------- */
 

@@ -24,7 +24,6 @@
 #include <stdatomic.h>
 
 #include "lib/common/fmt.h"
-#include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
 
 struct arena_chunk {
@@ -257,24 +256,6 @@ void etl__dec_shrink(etl_decoder *d, char *p, size_t n, size_t keep)
 	struct arena_chunk *c = d->cur;
 	if (c && keep <= n && p + n == c->data + c->used)
 		c->used -= n - keep;
-}
-
-char *etl__dec_utf16(etl_decoder *d, const uint8_t *p, size_t n, size_t *len)
-{
-	n &= ~(size_t)1;
-	if (n / 2 > (SIZE_MAX - 1) / 3)
-		return NULL;
-	/* One pass: room for the worst case (a code unit is at most 3 bytes
-	 * of UTF-8; a surrogate pair, two units, 4), the tail given back. */
-	size_t cap = n / 2 * 3 + 1;
-	char *out = etl__dec_alloc(d, cap);
-	if (!out)
-		return NULL;
-	size_t o = etl__utf16_to_utf8_buf(p, n, out);
-	out[o] = 0;
-	etl__dec_shrink(d, out, cap, o + 1);
-	*len = o;
-	return out;
 }
 
 static void arena_reset(etl_decoder *d)
