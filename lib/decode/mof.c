@@ -182,43 +182,11 @@ static int set_utf16(struct mof_walk *w, const struct mof_field *f, struct etl_p
 	return ETL_OK;
 }
 
-static const uint16_t cp1252_hi[32] = {
-	0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
-	0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008D, 0x017D, 0x008F,
-	0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
-	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
-};
-
 static int set_ansi(struct mof_walk *w, const struct mof_field *f, struct etl_prop *pr,
                     const uint8_t *p, size_t n)
 {
-	size_t i = 0, len = 0;
-	while (i < n && p[i] < 0x80)
-		i++;
-	if (i == n) {
-		pr->v.str.s = (const char *)p;
-		pr->v.str.len = n;
-		return ETL_OK;
-	}
-	char *out = etl__dec_alloc(w->d, 3 * n + 1);
-	if (!out)
+	if (!etl__dec_ansi(w->d, p, n, 0, &pr->v.str.s, &pr->v.str.len))
 		return nomem(w, f);
-	for (i = 0; i < n; i++) {
-		unsigned cp = p[i] >= 0x80 && p[i] < 0xA0 ? cp1252_hi[p[i] - 0x80] : p[i];
-		if (cp < 0x80) {
-			out[len++] = (char)cp;
-		} else if (cp < 0x800) {
-			out[len++] = (char)(0xC0 | (cp >> 6));
-			out[len++] = (char)(0x80 | (cp & 0x3F));
-		} else {
-			out[len++] = (char)(0xE0 | (cp >> 12));
-			out[len++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			out[len++] = (char)(0x80 | (cp & 0x3F));
-		}
-	}
-	out[len] = 0;
-	pr->v.str.s = out;
-	pr->v.str.len = len;
 	return ETL_OK;
 }
 
