@@ -217,7 +217,6 @@ uint32_t etl__dec_reserve_raw(etl_decoder *d, uint32_t n, int *oom)
 	return reserve_room(d, n, oom);
 }
 
-
 char *etl__dec_alloc(etl_decoder *d, size_t n)
 {
 	struct arena_chunk *c = d->cur;
