@@ -1,6 +1,6 @@
 /*
  * tmf_fuzzer.c - libFuzzer harness for the TMF parser and the WPP decoder
- * (lib/decode/wpp.c).
+ * (lib/decode/tmf_load.c, lib/decode/wpp_decode.c).
  *
  * Input: TMF text, parsed from memory with etl__wpp_parse_tmf() (a copy of
  * exactly the input's size, so ASan sees any read past it). When it loads,

@@ -1,5 +1,5 @@
 /*
- * check_wpp.c - WPP decoding (lib/decode/wpp.c, decoding.md §5):
+ * check_wpp.c - WPP decoding (lib/decode/wpp_decode.c, decoding.md §5):
  * testdata/tmf/test.tmf with hand-built MESSAGE events covering every
  * supported item type and the format-string conversions, unknown messages,
  * truncated argument blobs, TMF loader errors, the standard prefix fields
