@@ -23,7 +23,18 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int etl__dir_list(const char *path, const char *const *suffixes, char ***out, size_t *count)
+static void dir_list_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The files of directory path whose names end in one of suffixes
+ * (NULL-terminated list), as "path/name", sorted; hidden files skipped.
+ * ETL_OK (possibly none), ETL_FAILED when the directory cannot be opened
+ * (errno set), ETL_FATAL on out-of-memory. Free with dir_list_free(). */
+static int dir_list(const char *path, const char *const *suffixes, char ***out, size_t *count)
 {
 	DIR *dir = opendir(path);
 	if (!dir)
@@ -60,20 +71,13 @@ int etl__dir_list(const char *path, const char *const *suffixes, char ***out, si
 	if (rc == ETL_OK && n)
 		qsort(names, n, sizeof *names, cmp_str);
 	if (rc != ETL_OK) {
-		etl__dir_list_free(names, n);
+		dir_list_free(names, n);
 		names = NULL;
 		n = 0;
 	}
 	*out = names;
 	*count = n;
 	return rc;
-}
-
-void etl__dir_list_free(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suffixes,
@@ -89,7 +93,7 @@ int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suff
 		return load(d, ctx, path);
 	char **names = NULL;
 	size_t n = 0;
-	int rc = etl__dir_list(path, suffixes, &names, &n);
+	int rc = dir_list(path, suffixes, &names, &n);
 	if (rc == ETL_FAILED) {
 		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
 		return ETL_FAILED;
@@ -104,6 +108,6 @@ int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suff
 	} else {
 		etl__dec_set_errmsg(d, "%s: out of memory", path);
 	}
-	etl__dir_list_free(names, n);
+	dir_list_free(names, n);
 	return rc;
 }
