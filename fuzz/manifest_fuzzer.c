@@ -1,6 +1,6 @@
 /*
  * manifest_fuzzer.c - libFuzzer harness for the instrumentation-manifest
- * loader (lib/decode/manifest.c): the input is manifest XML given to the
+ * loader (lib/decode/manifest_load.c): the input is manifest XML given to the
  * loader from memory; whatever it accepts, an EVENT_HEADER event of the
  * test provider {11111111-2222-3333-4444-555555555555} with ids 1..3 and a
  * payload taken from the input's last bytes is then decoded, so templates

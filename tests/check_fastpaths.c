@@ -2,7 +2,7 @@
  * check_fastpaths.c - the speed-ups of the conversion path against their
  * plain forms: the SSE2 UTF-16 loops (lib/common/utf16.c) against the portable
  * ones, the hand-made "no schema" message against snprintf, messages parsed
- * at load (lib/decode/manifest.c: every escape, inserts past the template, the
+ * at load (lib/decode/manifest_message.c: every escape, inserts past the template, the
  * 64 KiB cap), and the memos of the JSON writer (formats/out/out_json.c: the
  * text of a name or a System/RenderingInfo part remembered by pointer) when
  * the text behind a pointer changes.

@@ -85,6 +85,10 @@ int etl__dec_end(etl_decoder *d, int rc);
 int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Sets the message etl_decoder_errmsg() returns (schema loaders). */
+void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* etl__dec_fail(d, ETL_E_UNSUPPORTED, "no schema for this event:
  * provider=GUID[ (name)], id=N, version=N") for ev, the same text. */
 int etl__dec_fail_noschema(etl_decoder *d, const struct etl_event *ev);
@@ -128,7 +132,7 @@ void etl__dec_set_names_stable(etl_decoder *d);
  * generation still has that text. 0 otherwise (compare the text). */
 uint64_t etl__dec_names_trusted(const struct etl_decoded *dec);
 
-/* The manifest set (lib/decode/manifest.c) found in the cache, remembered so
+/* The manifest set (lib/decode/manifest_set.c) found in the cache, remembered so
  * that it is not looked up per event; cleared when the cache is flushed
  * (which frees the set). */
 void *etl__dec_mf_set(const etl_decoder *d);
@@ -179,9 +183,9 @@ int etl__dec_ansi(etl_decoder *d, const uint8_t *p, size_t n, int utf8, const ch
  * byte replaced by U+FFFD; returns the bytes written. */
 size_t etl__dec_utf8_sanitize(const uint8_t *p, size_t n, char *out);
 
-/* ---- manifests (lib/decode/manifest.c) ---------------------------------- */
+/* ---- manifests (lib/decode/manifest_*.c) -------------------------------- */
 
-/* Instrumentation-manifest events (decoding.md §3): every EVENT_HEADER event
+/* Instrumentation-manifest events (doc/decoding.md §3): every EVENT_HEADER event
  * without an EVENT_SCHEMA_TL item. decode() looks the event up in the
  * manifests loaded with etl_decoder_add_manifest() (kept in the schema cache
  * under a reserved key) and fails with the dispatcher's "no schema for this
@@ -189,7 +193,7 @@ size_t etl__dec_utf8_sanitize(const uint8_t *p, size_t n, char *out);
 int etl__mf_match(const struct etl_event *ev);
 int etl__mf_decode(etl_decoder *d, const struct etl_event *ev);
 
-/* Loads manifest XML held in memory (len bytes at xml, not NUL-terminated)
+/* (lib/decode/manifest_load.c) Loads manifest XML held in memory (len bytes at xml, not NUL-terminated)
  * into the decoder's manifest set, as etl_decoder_add_manifest() does for a
  * file; name stands for the file in etl_decoder_errmsg() messages. Returns
  * ETL_OK, ETL_FAILED (errmsg set, no event of it added) or ETL_FATAL. */
@@ -211,9 +215,9 @@ int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_
 int etl__inband_match(const struct etl_event *ev);
 int etl__inband_decode(etl_decoder *d, const struct etl_event *ev);
 
-/* ---- WPP / TMF (lib/decode/wpp.c) ---------------------------------------- */
+/* ---- WPP (lib/decode/wpp_decode.c) and TMF files (lib/decode/tmf_load.c) - */
 
-/* WPP messages (decoding.md §5): every MESSAGE event. decode() looks the
+/* WPP messages (doc/decoding.md §5): every MESSAGE event. decode() looks the
  * (message GUID, message number) up in the TMF files loaded with
  * etl_decoder_add_tmf() (kept in the schema cache under a reserved key) and
  * fails with the dispatcher's "no schema for this event" message
@@ -251,28 +255,17 @@ int etl__msg_finish(etl_decoder *d, struct etl_msgbuf *b, const char **out);
  * (hex for hex types, {GUID}, 0x-prefixed hex bytes for binary / SID). */
 void etl__msg_prop_text(struct etl_msgbuf *b, const struct etl_prop *p);
 
-/* !fmt! inserts: spec holds "%" plus the flags, width and precision (k
- * bytes, room for 4 more). etl__msg_fmt_text() appends text (then frees it)
- * through spec + "s" in a lim-byte scratch (inserts of 200 bytes or more
- * unformatted); b->oom set if text->oom. etl__msg_fmt_int() appends a
- * value through spec + "c" (low byte of u), "lld" (iv, for conv d / i) or
- * "ll" conv (u). lim is at most 512. */
-void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_msgbuf *text, size_t lim);
-void etl__msg_fmt_int(struct etl_msgbuf *b, char *spec, size_t k, char conv, long long iv,
+/* !fmt! inserts: conv_fmt holds "%" plus the flags, width and precision
+ * (k bytes, room for 4 more). etl__msg_fmt_text() appends text (then frees
+ * it) through conv_fmt + "s" in a lim-byte scratch (inserts of 200 bytes or
+ * more unformatted); b->oom set if text->oom. etl__msg_fmt_int() appends a
+ * value through conv_fmt + "c" (low byte of u), "lld" (iv, for conv d / i)
+ * or "ll" conv (u). lim is at most 512. */
+void etl__msg_fmt_text(struct etl_msgbuf *b, char *conv_fmt, size_t k, struct etl_msgbuf *text, size_t lim);
+void etl__msg_fmt_int(struct etl_msgbuf *b, char *conv_fmt, size_t k, char conv, long long iv,
                       unsigned long long u, size_t lim);
 
-/* Sets the message etl_decoder_errmsg() returns (schema loaders). */
-void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* ---- schema files (lib/decode/dirlist.c) -------------------------------- */
-
-/* The files of directory path whose names end in one of suffixes
- * (NULL-terminated list), as "path/name", sorted; hidden files skipped.
- * ETL_OK (possibly none), ETL_FAILED when the directory cannot be opened
- * (errno set), ETL_FATAL on out-of-memory. Free with etl__dir_list_free(). */
-int etl__dir_list(const char *path, const char *const *suffixes, char ***names, size_t *n);
-void etl__dir_list_free(char **names, size_t n);
 
 /* Loads path with load(d, ctx, file): a file directly, or every file of a
  * directory whose name ends in one of suffixes, in name order, stopping at

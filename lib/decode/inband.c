@@ -8,12 +8,12 @@
  *     u8 Magic (0x5B), u16 TotalChunks, u16 ChunkNumber
  *
  * followed by that chunk of UTF-8 manifest XML; the chunks, concatenated in
- * order, are an instrumentation manifest (decoding.md §3) defining the
+ * order, are an instrumentation manifest (doc/decoding.md §3) defining the
  * provider's events.
  *
  * This decoder shows the ManifestData events themselves as properties and
  * assembles the chunks per provider GUID; when the last chunk arrives, the
- * whole manifest is loaded with etl__mf_load_memory() (lib/decode/manifest.c),
+ * whole manifest is loaded with etl__mf_load_memory() (lib/decode/manifest_load.c),
  * so the provider's later events decode through the manifest decoder like
  * those of a manifest file given with etl_decoder_add_manifest().
  *

@@ -173,19 +173,19 @@ static void insert_text(struct etl_msgbuf *b, const struct etl_prop *p)
 /* %N!fmt!: a printf conversion applied to the value. */
 static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char *fmt, size_t fl)
 {
-	char spec[32];
+	char conv_fmt[32];
 	size_t k = 0;
 	char conv = fl ? fmt[fl - 1] : 's';
-	spec[k++] = '%';
+	conv_fmt[k++] = '%';
 	for (size_t i = 0; i + 1 < fl && k < 16; i++) {
 		char ch = fmt[i];
 		if (strchr("-+ #0123456789.", ch))
-			spec[k++] = ch;     /* flags, width, precision; drop h l I64 */
+			conv_fmt[k++] = ch;     /* flags, width, precision; drop h l I64 */
 	}
 	if (p->map_name || p->kind == ETL_VAL_STRING || !strchr("diuxXoc", conv)) {
 		struct etl_msgbuf tmp = ETL_MSGBUF_INIT(MF_MAX_MESSAGE);
 		etl__msg_prop_text(&tmp, p);
-		etl__msg_fmt_text(b, spec, k, &tmp, 256);
+		etl__msg_fmt_text(b, conv_fmt, k, &tmp, 256);
 		return;
 	}
 	long long iv = p->kind == ETL_VAL_INT || p->kind == ETL_VAL_FILETIME ? p->v.i : (long long)p->v.u;
@@ -194,7 +194,7 @@ static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char 
 		double f = p->v.f;
 		iv = f != f ? 0 : f >= 0x1p63 ? LLONG_MAX : f < -0x1p63 ? LLONG_MIN : (long long)f;
 	}
-	etl__msg_fmt_int(b, spec, k, conv, iv, (unsigned long long)iv, 256);
+	etl__msg_fmt_int(b, conv_fmt, k, conv, iv, (unsigned long long)iv, 256);
 }
 
 /* Renders the message of e from the pieces parsed at load. The text is

@@ -1,9 +1,10 @@
 /*
- * lib/decode/message.c - message rendering shared by the manifest (lib/decode/manifest.c)
- * and WPP (lib/decode/wpp.c) decoders: a growable string buffer with a size
- * cap, the default text of a property, and the printf-style formatting of
- * one %N!fmt! insert. Each source keeps its own parsing of the message
- * string (insert syntax, prefix fields, quirks).
+ * lib/decode/message.c - message rendering shared by the manifest
+ * (lib/decode/manifest_message.c) and WPP (lib/decode/wpp_decode.c)
+ * decoders: a growable string buffer with a size cap, the default text of
+ * a property, and the printf-style formatting of one %N!fmt! insert. Each
+ * source keeps its own parsing of the message string (insert syntax,
+ * prefix fields, quirks).
  */
 #define ETL_BUILDING_LIB 1
 #include <stdio.h>
@@ -97,7 +98,7 @@ void etl__msg_prop_text(struct etl_msgbuf *b, const struct etl_prop *p)
 	etl__msg_str(b, t);
 }
 
-void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_msgbuf *text, size_t lim)
+void etl__msg_fmt_text(struct etl_msgbuf *b, char *conv_fmt, size_t k, struct etl_msgbuf *text, size_t lim)
 {
 	char t[512];
 	if (lim > sizeof t)
@@ -106,10 +107,10 @@ void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_ms
 		b->oom = 1;
 		return;
 	}
-	spec[k++] = 's';
-	spec[k] = 0;
+	conv_fmt[k++] = 's';
+	conv_fmt[k] = 0;
 	if (text->n < 200) {
-		snprintf(t, lim, spec, text->p ? text->p : "");
+		snprintf(t, lim, conv_fmt, text->p ? text->p : "");
 		etl__msg_str(b, t);
 	} else {
 		etl__msg_add(b, text->p, text->n);
@@ -118,25 +119,25 @@ void etl__msg_fmt_text(struct etl_msgbuf *b, char *spec, size_t k, struct etl_ms
 	text->p = NULL;
 }
 
-void etl__msg_fmt_int(struct etl_msgbuf *b, char *spec, size_t k, char conv, long long iv,
+void etl__msg_fmt_int(struct etl_msgbuf *b, char *conv_fmt, size_t k, char conv, long long iv,
                       unsigned long long u, size_t lim)
 {
 	char t[512];
 	if (lim > sizeof t)
 		lim = sizeof t;
 	if (conv == 'c') {
-		spec[k++] = 'c';
-		spec[k] = 0;
-		snprintf(t, lim, spec, (int)(unsigned char)u);
+		conv_fmt[k++] = 'c';
+		conv_fmt[k] = 0;
+		snprintf(t, lim, conv_fmt, (int)(unsigned char)u);
 	} else {
-		spec[k++] = 'l';
-		spec[k++] = 'l';
-		spec[k++] = conv == 'i' ? 'd' : conv;
-		spec[k] = 0;
+		conv_fmt[k++] = 'l';
+		conv_fmt[k++] = 'l';
+		conv_fmt[k++] = conv == 'i' ? 'd' : conv;
+		conv_fmt[k] = 0;
 		if (conv == 'd' || conv == 'i')
-			snprintf(t, lim, spec, iv);
+			snprintf(t, lim, conv_fmt, iv);
 		else
-			snprintf(t, lim, spec, u);
+			snprintf(t, lim, conv_fmt, u);
 	}
 	etl__msg_str(b, t);
 }

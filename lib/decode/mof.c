@@ -1,6 +1,6 @@
 /*
  * lib/decode/mof.c - the per-source decoder for classic / MOF kernel events
- * (decoding.md §1 items 2-3, §4): SYSTEM, COMPACT, PERFINFO, FULL and
+ * (doc/decoding.md §1 items 2-3, §4): SYSTEM, COMPACT, PERFINFO, FULL and
  * INSTANCE records whose (class GUID, opcode, version) is in the built-in
  * tables of lib/decode/mof_kernel_classes.c.
  *
@@ -12,7 +12,7 @@
  *     etl_decoded has no field for it. No lower version -> not matched
  *     (ETL_E_UNSUPPORTED from the dispatcher).
  *   - Process type 10 (HookId 0x030A, image load) is decoded as Image Load
- *     (decoding.md §4.1): provider_name "Image", event "Load".
+ *     (doc/decoding.md §4.1): provider_name "Image", event "Load".
  *   - Trailing payload bytes beyond the known fields become one last
  *     top-level ETL_VAL_BINARY property named "ExtraData" (in_type BINARY,
  *     out_type HEXBINARY). The rest-of-payload pointer array of StackWalk

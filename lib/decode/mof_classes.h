@@ -1,6 +1,6 @@
 /*
- * mof.h - built-in schemas of the classic / MOF kernel event classes
- * (decoding.md §4), kept as data: one row per (class GUID, version) with the
+ * lib/decode/mof_classes.h - built-in schemas of the classic / MOF kernel event classes
+ * (doc/decoding.md §4), kept as data: one row per (class GUID, version) with the
  * opcodes it covers and its field list. Used by lib/decode/mof.c (internal).
  */
 #ifndef ETL_FORMATS_MOF_H
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "etl_event.h"
 
-/* How a field is laid out in the payload (decoding.md §4.2). */
+/* How a field is laid out in the payload (doc/decoding.md §4.2). */
 enum mof_kind {
 	MOF_U8 = 1, MOF_I8, MOF_U16, MOF_I16, MOF_U32, MOF_I32, MOF_U64, MOF_I64,
 	MOF_HEX8, MOF_HEX16, MOF_HEX32, MOF_HEX64,

@@ -1,6 +1,6 @@
 /*
  * mof_kernel.c - built-in schemas of the classic / MOF kernel event classes
- * (decoding.md §4.3, names as in the MOF classes tracerpt shows, §6.3), as
+ * (doc/decoding.md §4.3, names as in the MOF classes tracerpt shows, §6.3), as
  * tables: per (class GUID, version) the opcodes (with their names) and the
  * field list. lib/decode/mof.c walks them.
  *
@@ -65,7 +65,7 @@ static const struct mof_field f_et_ext[] = {
 	F("GroupMask7", MOF_HEX32), F("GroupMask8", MOF_HEX32), F("KernelEventVersion", MOF_U32),
 };
 static const struct mof_op op_et_rd[] = { { 8, "RundownComplete" } };
-/* SPEC: format.md §2.6 - u16 version, u16 reserved, u32 partition type,
+/* doc/format.md §2.6: u16 version, u16 reserved, u32 partition type,
  * i64 QPC offset from the root partition, then (version 0) the partition
  * and parent partition GUIDs (0x30 bytes, all zero for the host). Same
  * layout as etl_eventtrace_partition(). */
