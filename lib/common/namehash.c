@@ -1,6 +1,6 @@
 /*
  * lib/common/namehash.c - the provider GUID that EventSource and TraceLogging derive
- * from a provider name (decoding.md §7):
+ * from a provider name (doc/decoding.md §7):
  *
  *   GUID = first 16 bytes of SHA-1(namespace || UTF-16BE(upper(name))),
  *          byte 7 = (byte 7 & 0x0F) | 0x50, read as a Windows GUID

@@ -70,8 +70,9 @@ void etl__dec_shrink(etl_decoder *d, char *p, size_t n, size_t keep);
 /* The result being built (status/props are set by etl__dec_end()). */
 struct etl_decoded *etl__dec_result(etl_decoder *d);
 
-/* Starts decoding one event (lib/decode/decoder.c): the previous result,
- * properties and per-event strings are dropped. */
+/* Starts decoding one event (called by lib/decode/decoder.c before the
+ * source decoder): the previous result, properties and per-event strings
+ * are dropped. */
 void etl__dec_begin(etl_decoder *d);
 
 /* Ends decoding one event with the source decoder's status rc: on ETL_OK

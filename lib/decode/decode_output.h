@@ -41,7 +41,7 @@ void etl__logfile_record_free(struct etl_logfile_record *hr);
 /* Non-zero when dec is this thread's last successful decode and its names
  * are stable (the schema generation): a name pointer remembered with its
  * text under the same value still has that text. 0: compare the text.
- * Defined in lib/decode/decoder.c. */
+ * Defined in lib/decode/decode_result.c. */
 uint64_t etl__dec_names_trusted(const struct etl_decoded *dec);
 
 #endif /* ETL_DECODE_OUTPUT_H */
