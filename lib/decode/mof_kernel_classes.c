@@ -1,8 +1,8 @@
 /*
- * mof_kernel.c - built-in schemas of the classic / MOF kernel event classes
- * (doc/decoding.md §4.3, names as in the MOF classes tracerpt shows, §6.3), as
- * tables: per (class GUID, version) the opcodes (with their names) and the
- * field list. lib/decode/mof.c walks them.
+ * lib/decode/mof_kernel_classes.c - built-in schemas of the classic / MOF
+ * kernel event classes (doc/decoding.md §4.3, names as in the MOF classes
+ * tracerpt shows, §6.3), as tables: per (class GUID, version) the opcodes
+ * (with their names) and the field list. lib/decode/mof.c walks them.
  *
  * Coverage: EventTrace (Header 0, Extension 5, RundownComplete 8,
  * EndExtension 32, PartitionInfoExtension 80), Lost_Event, Process v0-v4

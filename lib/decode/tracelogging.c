@@ -38,7 +38,7 @@
 #include "lib/common/cursor.h"
 #include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
-#include "lib/decode/tracelogging_internal.h"
+#include "lib/decode/tracelogging_schema.h"
 
 /* ---- payload --------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
  * lib/decode/tracelogging_schema.c - the schema of a TraceLogging event:
  * the provider traits (extended item PROV_TRAITS, doc/decoding.md §2.2) and
  * the event metadata (EVENT_SCHEMA_TL, §2.3-2.4) parsed into a flat list
- * of fields (lib/decode/tracelogging_internal.h), once per distinct
+ * of fields (lib/decode/tracelogging_schema.h), once per distinct
  * (provider GUID, traits, metadata): lib/decode/tracelogging.c caches it.
  *
  * A malformed schema is kept too, with its verdict (bad_code, bad_msg), so
@@ -19,7 +19,7 @@
 
 #include "lib/common/cursor.h"
 #include "lib/decode/decode_internal.h"
-#include "lib/decode/tracelogging_internal.h"
+#include "lib/decode/tracelogging_schema.h"
 
 #define TL_MAX_DEPTH 32
 

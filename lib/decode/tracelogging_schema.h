@@ -1,16 +1,16 @@
 /*
- * lib/decode/tracelogging_internal.h - the parsed schema of a TraceLogging
+ * lib/decode/tracelogging_schema.h - the parsed schema of a TraceLogging
  * event, shared by lib/decode/tracelogging_schema.c (traits and metadata ->
  * schema) and lib/decode/tracelogging.c (payload decoding with a schema).
  *
  * The fields of a schema are flat, in metadata order: a struct is followed
  * by its members' subtrees, and each field records where its subtree ends.
  */
-#ifndef ETL_TRACELOGGING_INTERNAL_H
-#define ETL_TRACELOGGING_INTERNAL_H
+#ifndef ETL_TRACELOGGING_SCHEMA_H
+#define ETL_TRACELOGGING_SCHEMA_H
 
 #ifndef ETL_BUILDING_LIB
-#error "lib/decode/tracelogging_internal.h is internal to libetl"
+#error "lib/decode/tracelogging_schema.h is internal to libetl"
 #endif
 
 #include <stddef.h>
@@ -76,4 +76,4 @@ struct tl_schema *etl__tl_schema_parse(const uint8_t *traits, size_t traits_len,
                                        const uint8_t *meta, size_t meta_len, size_t *cost);
 void etl__tl_schema_free(void *schema);
 
-#endif /* ETL_TRACELOGGING_INTERNAL_H */
+#endif /* ETL_TRACELOGGING_SCHEMA_H */
