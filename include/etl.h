@@ -16,5 +16,6 @@
 #include "etl_writer.h"
 #include "etl_decode.h"
 #include "etl_output.h"
+#include "etl_io.h"
 
 #endif /* ETL_H */
