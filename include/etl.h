@@ -17,5 +17,6 @@
 #include "etl_decode.h"
 #include "etl_output.h"
 #include "etl_io.h"
+#include "etl_merge.h"
 
 #endif /* ETL_H */
