@@ -1,14 +1,149 @@
 /*
- * cli_common.c - helpers shared by the command-line tools: the event
- * filter, number and time parsing, JSON escaping, provider and flag names.
+ * cli_common.c - what the command-line tools share: messages, exit
+ * statuses, option boilerplate, opening readers, the progress display, the
+ * event filter, number and time parsing, JSON escaping and flag names.
  * See cli_common.h.
  */
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "cli_common.h"
 
 #define TICKS_PER_SEC 10000000LL
+
+/* ---- program, exit status, messages ------------------------------------ */
+
+static const char *program = "libetl";
+
+void cli_set_program(const char *prog)
+{
+	program = prog;
+}
+
+int cli_worse(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+void cli_message(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", program);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_errorf(const char *msg, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", program);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	cli_text_safe(stderr, msg);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *name, const char *msg)
+{
+	cli_errorf(msg, "%s: ", name);
+}
+
+void cli_error_at(const char *name, uint64_t off, const char *kind, const char *msg)
+{
+	cli_errorf(msg, "%s: offset 0x%llx: %s", name, (unsigned long long)off, kind);
+}
+
+void cli_reader_problem(const char *name, const char *kind, etl_reader *r)
+{
+	cli_error_at(name, etl_reader_erroff(r), kind, etl_reader_errmsg(r));
+}
+
+void cli_usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", program);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", program);
+}
+
+void cli_bad_option(int c, char **argv)
+{
+	if (c == ':') {
+		cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
+	} else if (optopt && optopt < 0x100) {
+		char opt[3] = { '-', (char)optopt, 0 };
+		cli_usage_error("unknown option '%s'", opt);
+	} else {
+		cli_usage_error("unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+int cli_version(void)
+{
+	printf("%s (libetl) %s\n", program, etl_version_string());
+	return fflush(stdout) == 0 ? CLI_EXIT_CLEAN : CLI_EXIT_IO;
+}
+
+const char *cli_display_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "(standard input)" : path;
+}
+
+etl_reader *cli_open_reader(const char *name, const char *path, int fd, int order, int *status)
+{
+	etl_reader *r = etl_reader_new();
+	if (!r) {
+		cli_error(name, "out of memory");
+		return NULL;
+	}
+	etl_reader_set_order(r, order);
+	int st = fd >= 0 ? etl_reader_open_fd(r, fd) : etl_reader_open_file(r, path);
+	if (st == ETL_FATAL || st == ETL_FAILED) {
+		cli_error(name, etl_reader_errmsg(r));
+		etl_reader_free(r);
+		return NULL;
+	}
+	*status = st;
+	return r;
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+void cli_progress_init(struct cli_progress *pg, int on, const char *name)
+{
+	pg->on = on;
+	pg->last_pct = -1;
+	pg->name = name;
+}
+
+void cli_progress_show(struct cli_progress *pg, uint64_t done, uint64_t total)
+{
+	if (!pg->on || !total)
+		return;
+	int pct = (int)(done * 100 / total);
+	if (pct > 100)
+		pct = 100;
+	if (pct <= pg->last_pct)
+		return;
+	pg->last_pct = pct;
+	if (pg->name)
+		fprintf(stderr, "\r%s: %s: %3d%%", program, pg->name, pct);
+	else
+		fprintf(stderr, "\r%s: %3d%%", program, pct);
+}
+
+void cli_progress_clear(struct cli_progress *pg)
+{
+	if (pg->on && pg->last_pct >= 0)
+		fprintf(stderr, "\r\033[K");
+	pg->last_pct = -1;
+}
+
+/* ---- the event filter ---------------------------------------------------- */
 
 void cli_filter_init(struct cli_filter *f)
 {
@@ -90,18 +225,6 @@ int cli_parse_seconds(const char *s, const char **end, int64_t *ticks)
 		return -1;
 	*ticks = secs * TICKS_PER_SEC + frac;
 	return 0;
-}
-
-const char *cli_display_name(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "(standard input)" : path;
-}
-
-void cli_usage_error(const char *prog, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
 }
 
 int cli_parse_time(const char *s, struct cli_time *t)
@@ -390,17 +513,6 @@ void cli_text_safe(FILE *out, const char *s)
 }
 
 /* ---- names ----------------------------------------------------------- */
-
-const char *cli_event_provider(const struct etl_event *ev, char buf[CLI_PROVIDER_STRLEN])
-{
-	if (ev->provider_name)
-		return ev->provider_name;
-	if (ev->kind == ETL_HDR_MESSAGE && (ev->present & ETL_EVF_COMPONENT_ID)) {
-		snprintf(buf, CLI_PROVIDER_STRLEN, "component:%u", (unsigned)ev->component_id);
-		return buf;
-	}
-	return etl_guid_format(&ev->provider, buf);
-}
 
 int cli_event_uses_id(const struct etl_event *ev)
 {
