@@ -5,9 +5,10 @@
  * The file itself is lib/io/sink.c's struct etl_out, the one the .etl
  * writer uses: a temporary beside the target, renamed over it at commit,
  * removed on abandon. What this adds is what writing in order allows:
- * bytes are collected into large blocks, and a .gz or .lz4 target is
- * compressed as the blocks go out (etl__zout_*), rather than from the
- * finished temporary as the writer must (it rewrites its header at close).
+ * plain bytes are collected into large blocks, and a .gz or .lz4 target
+ * is compressed as the bytes come (etl__zout_*; the compressors collect
+ * their input themselves), rather than from the finished temporary as the
+ * writer must (it rewrites its header at close).
  * Messages are phrases a program can put after the file's name.
  */
 #define ETL_BUILDING_LIB 1
@@ -19,6 +20,10 @@
 #include "lib/io/sink.h"
 
 #define OUTFILE_BLOCK (256u * 1024u)
+/* A compressed output gives the compressor the bytes as they are written,
+ * at most this much at once (an LZ4 frame depends on the cut: see
+ * struct etl_zout). */
+#define COMPRESS_PIECE (64u * 1024u)
 
 enum { OF_NEW = 0, OF_OPEN, OF_DONE };
 
@@ -89,7 +94,7 @@ int etl_outfile_open(etl_outfile *f, const char *path)
 	f->out.codec = ETL_CODEC_NONE;     /* compressed here, as it goes */
 	if (codec != ETL_CODEC_NONE) {
 		f->compressing = 1;
-		if (etl__zout_begin(&f->z, codec, &f->out) != 0)
+		if (etl__zout_begin(&f->z, codec, &f->out, COMPRESS_PIECE) != 0)
 			return zfail(f);
 	}
 	return ETL_OK;
@@ -123,6 +128,8 @@ int etl_outfile_write(etl_outfile *f, const void *data, size_t n)
 		return ETL_FATAL;
 	if (f->state != OF_OPEN)
 		return fail(f, "the output is not open", -1);
+	if (f->compressing)
+		return n && etl__zout_put(&f->z, &f->out, data, n, 0) != 0 ? zfail(f) : ETL_OK;
 	if (n > f->cap - f->len) {
 		if (flush(f, NULL, 0) != ETL_OK)
 			return ETL_FATAL;

@@ -228,9 +228,6 @@ int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, in
 
 /* ---- the stream compressor ------------------------------------------ */
 
-/* Input is given to the codecs in pieces of at most this much, so that one
- * output buffer of a fixed size holds what a piece compresses to. */
-#define ZOUT_PIECE (64u * 1024u)
 
 static int zout_fail(struct etl_zout *z, const char *why)
 {
@@ -245,10 +242,11 @@ static int zout_emit(struct etl_zout *z, struct etl_out *out, size_t n)
 	return 0;
 }
 
-int etl__zout_begin(struct etl_zout *z, int codec, struct etl_out *out)
+int etl__zout_begin(struct etl_zout *z, int codec, struct etl_out *out, size_t piece)
 {
 	memset(z, 0, sizeof *z);
 	z->codec = codec;
+	z->piece = piece;
 	if (codec == ETL_CODEC_GZIP) {
 		z_stream *zs = calloc(1, sizeof *zs);
 		z->cap = 256u * 1024u;
@@ -268,7 +266,7 @@ int etl__zout_begin(struct etl_zout *z, int codec, struct etl_out *out)
 	if (LZ4F_isError(LZ4F_createCompressionContext(&lz, LZ4F_VERSION)))
 		return zout_fail(z, "cannot start LZ4 compression");
 	z->lz = lz;
-	z->cap = LZ4F_compressBound(ZOUT_PIECE, NULL) + LZ4F_HEADER_SIZE_MAX;
+	z->cap = LZ4F_compressBound(piece, NULL) + LZ4F_HEADER_SIZE_MAX;
 	z->buf = malloc(z->cap);
 	if (!z->buf)
 		return zout_fail(z, "out of memory");
@@ -286,7 +284,7 @@ int etl__zout_put(struct etl_zout *z, struct etl_out *out, const void *p, size_t
 	if (z->codec == ETL_CODEC_GZIP) {
 		z_stream *zs = z->zs;
 		do {
-			size_t k = n > ZOUT_PIECE ? ZOUT_PIECE : n;
+			size_t k = n > z->piece ? z->piece : n;
 			int flush = last && k == n ? Z_FINISH : Z_NO_FLUSH;
 			zs->next_in = (Bytef *)(uintptr_t)in;
 			zs->avail_in = (uInt)k;
@@ -304,7 +302,7 @@ int etl__zout_put(struct etl_zout *z, struct etl_out *out, const void *p, size_t
 		return 0;
 	}
 	while (n) {
-		size_t k = n > ZOUT_PIECE ? ZOUT_PIECE : n;
+		size_t k = n > z->piece ? z->piece : n;
 		size_t h = LZ4F_compressUpdate(z->lz, z->buf, z->cap, in, k, NULL);
 		if (LZ4F_isError(h))
 			return zout_fail(z, LZ4F_getErrorName(h));
@@ -337,22 +335,25 @@ void etl__zout_free(struct etl_zout *z)
 }
 
 /* Compresses the finished temporary (in_fd) into the target's codec,
- * written to a second temporary (to). */
+ * written to a second temporary (to), read and compressed a piece of this
+ * size at a time. */
+#define COMMIT_PIECE (1u << 20)
+
 static int compress_to(const struct etl_out *o, int in_fd, struct etl_out *to)
 {
 	struct etl_zout z;
-	uint8_t *in = malloc(1 << 20);
+	uint8_t *in = malloc(COMMIT_PIECE);
 	int rc = -1;
 	if (!in) {
 		errno = ENOMEM;
 		return -1;
 	}
 	errno = 0;
-	if (etl__zout_begin(&z, o->codec, to) != 0)
+	if (etl__zout_begin(&z, o->codec, to, COMMIT_PIECE) != 0)
 		goto end;
 	uint64_t pos = 0;
 	for (;;) {
-		ssize_t k = pread(in_fd, in, 1 << 20, (off_t)pos);
+		ssize_t k = pread(in_fd, in, COMMIT_PIECE, (off_t)pos);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)

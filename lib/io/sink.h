@@ -26,10 +26,14 @@ int etl__codec_of_path(const char *path);
 /* ---- stream compressor (lib/io/sink.c) --------------------------------- */
 
 /* Compresses a byte stream as a whole into gzip (deflate level 6) or one
- * LZ4 frame (default preferences), appending to an output. The result
- * does not depend on how the input is cut into zout_put() calls. */
+ * LZ4 frame (default preferences), appending to an output. The codecs get
+ * the input as etl__zout_put() gives it, in pieces of at most `piece`
+ * bytes: gzip's output does not depend on that, an LZ4 frame's can (its
+ * blocks are compressed from the caller's bytes or from its own copy,
+ * whichever holds a whole block), so each user keeps to one way. */
 struct etl_zout {
 	int codec;                 /* ETL_CODEC_GZIP or ETL_CODEC_LZ4         */
+	size_t piece;              /* most input given to the codec at once   */
 	void *zs;                  /* z_stream *                              */
 	void *lz;                  /* LZ4F_cctx *                             */
 	uint8_t *buf;              /* compressed bytes on their way out       */
@@ -43,7 +47,7 @@ struct etl_out;
 
 /* Starts a stream of codec into out (the gzip header / LZ4 frame header
  * are written). @return : 0, or -1 (z->err, or errno). */
-int etl__zout_begin(struct etl_zout *z, int codec, struct etl_out *out);
+int etl__zout_begin(struct etl_zout *z, int codec, struct etl_out *out, size_t piece);
 /* Compresses n more bytes; with last, finishes the stream (n may be 0).
  * @return : 0, or -1 (z->err, or errno). */
 int etl__zout_put(struct etl_zout *z, struct etl_out *out, const void *p, size_t n, int last);
