@@ -4,32 +4,58 @@
  * temporary so that it can be read at any offset.
  */
 #define ETL_BUILDING_LIB 1
+#define _GNU_SOURCE 1
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "lib/io/files.h"
 
 #define SPOOL_CHUNK (256u * 1024u)
 
-int etl__io_write_all(int fd, const void *p, size_t n)
+int etl__io_writev_all(int fd, const struct iovec *iov, int n, int64_t off)
 {
-	const uint8_t *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = ENOSPC;
-			return -1;
+	struct iovec v[64];
+	int i = 0;
+	while (i < n) {
+		int k = n - i > 64 ? 64 : n - i;
+		memcpy(v, iov + i, sizeof *v * (size_t)k);
+		struct iovec *p = v;
+		while (k > 0) {
+			ssize_t w = off < 0 ? writev(fd, p, k) : pwritev(fd, p, k, (off_t)off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				if (w == 0)
+					errno = ENOSPC;
+				return -1;
+			}
+			if (off >= 0)
+				off += w;
+			/* Skips what was written (a short write stops anywhere). */
+			size_t left = (size_t)w;
+			while (k > 0 && left >= p->iov_len) {
+				left -= p->iov_len;
+				p++;
+				k--;
+				i++;
+			}
+			if (k > 0 && left) {
+				p->iov_base = (uint8_t *)p->iov_base + left;
+				p->iov_len -= left;
+			}
 		}
-		c += w;
-		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int etl__io_write_all(int fd, const void *p, size_t n, int64_t off)
+{
+	struct iovec v = { (void *)(uintptr_t)p, n };
+	return etl__io_writev_all(fd, &v, 1, off);
 }
 
 int etl__io_temp_beside(const char *path, char **tmp)
@@ -80,7 +106,7 @@ int etl__io_spool(const char *prefix, etl_io_pull_fn pull, void *ctx, uint64_t *
 		long got = pull(ctx, buf, SPOOL_CHUNK);
 		if (got == 0)
 			break;
-		if (got < 0 || etl__io_write_all(fd, buf, (size_t)got) != 0) {
+		if (got < 0 || etl__io_write_all(fd, buf, (size_t)got, -1) != 0) {
 			int e = errno;
 			*step = got < 0 ? 1 : 2;
 			free(buf);

@@ -12,10 +12,18 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
-/* Writes all n bytes to fd (retrying short writes and EINTR).
+/* Writes the n pieces of iov one after the other to fd from offset off
+ * (pwritev), or where fd stands when off is negative (writev), retrying
+ * short writes and EINTR. iov is not changed.
  * @return : 0, or -1 with errno set (ENOSPC for a write of nothing). */
-int etl__io_write_all(int fd, const void *p, size_t n);
+int etl__io_writev_all(int fd, const struct iovec *iov, int n, int64_t off);
+
+/* Writes all n bytes to fd at offset off (pwrite), or where fd stands
+ * when off is negative (write), retrying short writes and EINTR.
+ * @return : 0, or -1 with errno set (ENOSPC for a write of nothing). */
+int etl__io_write_all(int fd, const void *p, size_t n, int64_t off);
 
 /* A new temporary file "<path>.tmp-XXXXXX" beside path, with the mode a
  * new file would get. @return : its fd with the name in *tmp (malloc'd),

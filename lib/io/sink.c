@@ -152,24 +152,10 @@ int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n)
 	if (o->kind == ETL_OUT_SINK) {
 		if (o->fn(o->ctx, off, data, n) != 0)
 			return -1;
-	} else if (o->kind == ETL_OUT_STREAM) {
-		if (etl__io_write_all(o->fd, data, n) != 0)
-			return -1;
 	} else {
 		prealloc(o, off + n);
-		const uint8_t *p = data;
-		size_t done = 0;
-		while (done < n) {
-			ssize_t k = pwrite(o->fd, p + done, n - done, (off_t)(off + done));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				if (k == 0)
-					errno = ENOSPC;
-				return -1;
-			}
-			done += (size_t)k;
-		}
+		if (etl__io_write_all(o->fd, data, n, o->kind == ETL_OUT_STREAM ? -1 : (int64_t)off) != 0)
+			return -1;
 	}
 	if (off + n > o->size)
 		o->size = off + n;
@@ -190,37 +176,8 @@ int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, in
 	for (int i = 0; i < n; i++)
 		total += iov[i].iov_len;
 	prealloc(o, off + total);
-	struct iovec v[64];
-	int i = 0;
-	uint64_t pos = off;
-	while (i < n) {
-		int k = n - i > 64 ? 64 : n - i;
-		memcpy(v, iov + i, sizeof *v * (size_t)k);
-		struct iovec *p = v;
-		while (k > 0) {
-			ssize_t w = pwritev(o->fd, p, k, (off_t)pos);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				if (w == 0)
-					errno = ENOSPC;
-				return -1;
-			}
-			pos += (uint64_t)w;
-			/* Skips what was written (a short write stops anywhere). */
-			size_t left = (size_t)w;
-			while (k > 0 && left >= p->iov_len) {
-				left -= p->iov_len;
-				p++;
-				k--;
-				i++;
-			}
-			if (k > 0 && left) {
-				p->iov_base = (uint8_t *)p->iov_base + left;
-				p->iov_len -= left;
-			}
-		}
-	}
+	if (etl__io_writev_all(o->fd, iov, n, (int64_t)off) != 0)
+		return -1;
 	if (off + total > o->size)
 		o->size = off + total;
 	return 0;
@@ -322,16 +279,13 @@ int etl__zout_put(struct etl_zout *z, struct etl_out *out, const void *p, size_t
 
 void etl__zout_free(struct etl_zout *z)
 {
-	if (z->zs) {
-		deflateEnd(z->zs);
-		free(z->zs);
-	}
 	if (z->lz)
 		LZ4F_freeCompressionContext(z->lz);
+	if (z->zs)
+		deflateEnd(z->zs);
+	free(z->zs);
 	free(z->buf);
-	z->zs = NULL;
-	z->lz = NULL;
-	z->buf = NULL;
+	memset(z, 0, sizeof *z);
 }
 
 /* Compresses the finished temporary (in_fd) into the target's codec,
