@@ -32,8 +32,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include "etl.h"
+
+struct cli_filter;
 
 /* ---- program, exit status, messages ---------------------------------- */
 
@@ -76,14 +79,31 @@ void cli_reader_problem(const char *name, const char *kind, etl_reader *r);
  *  on stderr. */
 void cli_usage_error(const char *fmt, const char *arg);
 
-/*! cli_bad_option() : the usage error for what getopt_long() returned for
- *  an option it does not know (c is '?') or one missing its argument (c is
- *  ':', with ":" leading the option string and opterr 0). */
-void cli_bad_option(int c, char **argv);
+/* What cli_standard_option() returns for an option of the tool's own. */
+#define CLI_OWN_OPTION (-2)
 
-/*! cli_version() : prints "PROG (libetl) VERSION" on standard output.
- *  @return : the exit status (CLI_EXIT_IO when standard output failed). */
-int cli_version(void);
+/* A tool's own option c (its argument in optarg) applied to ctx.
+ * @return : -1 to go on, else the exit status to end with. */
+typedef int (*cli_option_fn)(void *ctx, int c);
+
+/*! cli_parse_options() : getopt_long() over argv (opterr 0; shortopts must
+ *  begin with ':' and hold "qhV", longopts CLI_STANDARD_LONG_OPTIONS):
+ *  what every tool has goes to cli_standard_option() (filters into f,
+ *  *quiet, usage() for -h), the rest to own(ctx, c).
+ *  @return : -1 when all options were applied (optind is at the first
+ *  operand), else the exit status to end with. */
+int cli_parse_options(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      struct cli_filter *f, int *quiet, void (*usage)(void), cli_option_fn own,
+                      void *ctx);
+
+/*! cli_standard_option() : handles what getopt_long() returned (c, with
+ *  ":" leading the option string and opterr 0) when it is an option every
+ *  tool has (CLI_STANDARD_LONG_OPTIONS and "qhV" among the short ones): a
+ *  filter option (into f), -q (*quiet set), -h (usage() prints the help),
+ *  -V, an unknown option or one missing its argument (usage errors).
+ *  @return : -1 to go on; the exit status to end with (-h, -V, usage
+ *  errors); CLI_OWN_OPTION when c is none of these. */
+int cli_standard_option(int c, char **argv, struct cli_filter *f, int *quiet, void (*usage)(void));
 
 /*! cli_display_name() : how messages name an input: the path, or
  *  "(standard input)" for "-". */
@@ -138,6 +158,13 @@ enum cli_filter_opt {
 	CLI_OPT_FILTER_END_
 };
 
+/* struct option initialisers of the long options every tool has. */
+#define CLI_STANDARD_LONG_OPTIONS \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }, \
+	CLI_FILTER_LONG_OPTIONS
+
 /* struct option initialisers for every filter option (long only). */
 #define CLI_FILTER_LONG_OPTIONS \
 	{ "provider", required_argument, NULL, CLI_OPT_PROVIDER }, \
@@ -169,13 +196,13 @@ struct cli_filter {
 	char **names;                  /* --provider NAME (case-insensitive) */
 	size_t n_names;
 
-	int has_id;       uint16_t id;
-	int has_opcode;   uint8_t opcode;
-	int has_level;    uint8_t level;     /* maximum level              */
+	int has_id;       uint64_t id;
+	int has_opcode;   uint64_t opcode;
+	int has_level;    uint64_t level;    /* maximum level              */
 	int has_keyword;  uint64_t keyword;  /* any of these bits          */
-	int has_pid;      uint32_t pid;
-	int has_tid;      uint32_t tid;
-	int has_cpu;      uint16_t cpu;
+	int has_pid;      uint64_t pid;
+	int has_tid;      uint64_t tid;
+	int has_cpu;      uint64_t cpu;
 	uint32_t kinds;                /* --type: bit (1 << kind); 0 = any   */
 
 	int has_since;    struct cli_time since;   /* utc >= since          */

@@ -387,12 +387,26 @@ static void json_messages(const char *key, const struct msglist *l)
 	printf("%s]", l->n ? "\n  " : "");
 }
 
+/* The start of entry i of the providers or event_types array: its
+ * provider's GUID (or WPP component) and name. */
+static void json_entry_start(size_t i, const struct sentry *e)
+{
+	char g[ETL_GUID_STRLEN];
+	printf("%s\n    {", i ? "," : "");
+	if (e->key.prov == 1)
+		printf("\"guid\": null, \"component\": %u", (unsigned)e->key.component);
+	else
+		printf("\"guid\": \"%s\"", etl_guid_format(&e->key.guid, g));
+	printf(", \"name\": ");
+	cli_json_string(stdout, e->name);
+}
+
 void dump_summary_json(const char *name, etl_reader *r, const struct dump_summary *s,
                        const struct cli_filter *f)
 {
 	const struct etl_logfile *lf = etl_reader_logfile(r);
 	struct etl_reader_stats st;
-	char g[ETL_GUID_STRLEN], modes[512], ebuf[64];
+	char modes[512], ebuf[64];
 	int first;
 	etl_reader_stats(r, &st);
 	printf("{\n  \"file\": ");
@@ -425,13 +439,7 @@ void dump_summary_json(const char *name, etl_reader *r, const struct dump_summar
 	const struct sentry **v = table_sorted(&s->prov);
 	printf("  \"providers\": [");
 	for (size_t i = 0; v && i < s->prov.n; i++) {
-		printf("%s\n    {", i ? "," : "");
-		if (v[i]->key.prov == 1)
-			printf("\"guid\": null, \"component\": %u", (unsigned)v[i]->key.component);
-		else
-			printf("\"guid\": \"%s\"", etl_guid_format(&v[i]->key.guid, g));
-		printf(", \"name\": ");
-		cli_json_string(stdout, v[i]->name);
+		json_entry_start(i, v[i]);
 		printf(", \"count\": %llu}", (unsigned long long)v[i]->count);
 	}
 	printf("%s],\n", v && s->prov.n ? "\n  " : "");
@@ -440,13 +448,7 @@ void dump_summary_json(const char *name, etl_reader *r, const struct dump_summar
 	v = table_sorted(&s->evs);
 	printf("  \"event_types\": [");
 	for (size_t i = 0; v && i < s->evs.n; i++) {
-		printf("%s\n    {", i ? "," : "");
-		if (v[i]->key.prov == 1)
-			printf("\"guid\": null, \"component\": %u", (unsigned)v[i]->key.component);
-		else
-			printf("\"guid\": \"%s\"", etl_guid_format(&v[i]->key.guid, g));
-		printf(", \"name\": ");
-		cli_json_string(stdout, v[i]->name);
+		json_entry_start(i, v[i]);
 		switch (v[i]->key.what) {
 		case 1: printf(", \"id\": %u", v[i]->key.value); break;
 		case 3: printf(", \"opcode\": %u, \"hook\": %u", v[i]->key.value, v[i]->key.hook); break;

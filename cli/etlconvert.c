@@ -158,17 +158,22 @@ static const char *conflict(const struct convert_options *o, int nfiles, int is_
 	return NULL;
 }
 
-/* Applies one option. @return : -1 to go on, else the exit status. */
-static int option(struct convert_options *o, int c, int argc, char **argv, int *quiet)
+/* Adds arg to a list of paths. @return : 0, or -1 when memory is short. */
+static int add_path(const char ***list, int *n, const char *arg)
+{
+	const char **l = realloc(*list, (size_t)(*n + 1) * sizeof *l);
+	if (!l)
+		return -1;
+	*list = l;
+	l[(*n)++] = arg;
+	return 0;
+}
+
+/* Applies one of etlconvert's own options. */
+static int option(void *ctx, int c)
 {
 	static const char *const formats[] = { "etl", "xml", "json", "jsonl", "csv", "text" };
-	char err[512];
-	if (cli_filter_is_option(c)) {
-		if (cli_filter_option(&o->filter, c, optarg, err, sizeof err) == 0)
-			return -1;
-		cli_usage_error("%s", err);
-		return CLI_EXIT_USAGE;
-	}
+	struct convert_options *o = ctx;
 	switch (c) {
 	case 'f':
 		for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
@@ -194,25 +199,14 @@ static int option(struct convert_options *o, int c, int argc, char **argv, int *
 		cli_usage_error("invalid --split-time '%s': expected a positive number of seconds", optarg);
 		return CLI_EXIT_USAGE;
 	case OPT_MANIFEST:
-	case OPT_TMF: {
-		const char ***list = c == OPT_MANIFEST ? &o->manifests : &o->tmfs;
-		int *n = c == OPT_MANIFEST ? &o->n_manifests : &o->n_tmfs;
-		if (!*list && !(*list = calloc((size_t)argc, sizeof **list))) {
-			cli_message("out of memory");
-			return CLI_EXIT_USAGE;
-		}
-		(*list)[(*n)++] = optarg;
-		return -1;
-	}
-	case 'q': *quiet = 1; return -1;
-	case 'h':
-		usage();
-		return fflush(stdout) == 0 ? CLI_EXIT_CLEAN : CLI_EXIT_IO;
-	case 'V':
-		return cli_version();
-	default:
-		cli_bad_option(c, argv);
+	case OPT_TMF:
+		if ((c == OPT_MANIFEST ? add_path(&o->manifests, &o->n_manifests, optarg)
+		                       : add_path(&o->tmfs, &o->n_tmfs, optarg)) == 0)
+			return -1;
+		cli_message("out of memory");
 		return CLI_EXIT_USAGE;
+	default:
+		return -1;
 	}
 }
 
@@ -228,23 +222,16 @@ int main(int argc, char **argv)
 		{ "split-time", required_argument, NULL, OPT_SPLIT_TIME },
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ "tmf", required_argument, NULL, OPT_TMF },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		CLI_FILTER_LONG_OPTIONS,
+		CLI_STANDARD_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct convert_options o;
-	int c, rc = -1, quiet = 0;
+	struct convert_options o = { .format = "etl", .compress = -1 };
+	int quiet = 0;
 
 	cli_set_program(PROG);
-	memset(&o, 0, sizeof o);
-	o.format = "etl";
-	o.compress = -1;
 	cli_filter_init(&o.filter);
-	opterr = 0;
-	while (rc < 0 && (c = getopt_long(argc, argv, ":f:o:qhV", long_opts, NULL)) != -1)
-		rc = option(&o, c, argc, argv, &quiet);
+	int rc = cli_parse_options(argc, argv, ":f:o:qhV", long_opts, &o.filter, &quiet, usage,
+	                           option, &o);
 	if (rc < 0) {
 		int nfiles = argc - optind;
 		int is_etl = strcmp(o.format, "etl") == 0;

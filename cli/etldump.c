@@ -223,34 +223,39 @@ static const char *conflict(const struct options *o)
 	return NULL;
 }
 
-/* Applies one option. @return : -1 to go on, else the exit status. */
-static int option(struct options *o, int c, char **argv, int *quiet)
+/* Applies one of etldump's own options. */
+static int option(void *ctx, int c)
 {
-	char err[512];
-	if (cli_filter_is_option(c)) {
-		if (cli_filter_option(&o->filter, c, optarg, err, sizeof err) == 0)
-			return -1;
-		cli_usage_error("%s", err);
-		return CLI_EXIT_USAGE;
-	}
+	struct options *o = ctx;
 	switch (c) {
-	case 'H': o->header = 1; return -1;
-	case 'b': o->buffers = 1; return -1;
-	case 's': o->summary = 1; return -1;
-	case 'j': o->json = 1; return -1;
-	case 'x': o->hex = 1; return -1;
-	case 'c': o->count = 1; return -1;
-	case 'F': o->file_order = 1; return -1;
-	case 'q': *quiet = 1; return -1;
-	case 'h':
-		usage();
-		return fflush(stdout) == 0 ? CLI_EXIT_CLEAN : CLI_EXIT_IO;
-	case 'V':
-		return cli_version();
-	default:
-		cli_bad_option(c, argv);
-		return CLI_EXIT_USAGE;
+	case 'H': o->header = 1; break;
+	case 'b': o->buffers = 1; break;
+	case 's': o->summary = 1; break;
+	case 'j': o->json = 1; break;
+	case 'x': o->hex = 1; break;
+	case 'c': o->count = 1; break;
+	case 'F': o->file_order = 1; break;
+	default: break;
 	}
+	return -1;
+}
+
+/* Every input in turn; the worst exit status. */
+static int dump_files(struct options *o, char **paths, int n)
+{
+	int rc = CLI_EXIT_CLEAN;
+	/* The event listing is written in large blocks. */
+	static char outbuf[1 << 20];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	if (n == 0)
+		rc = process_file("-", o, 1, 0);
+	for (int i = 0; i < n; i++)
+		rc = cli_worse(rc, process_file(paths[i], o, n, i));
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_message("cannot write the output: %s", strerror(errno));
+		rc = CLI_EXIT_IO;
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -263,50 +268,28 @@ int main(int argc, char **argv)
 		{ "hex", no_argument, NULL, 'x' },
 		{ "count", no_argument, NULL, 'c' },
 		{ "file-order", no_argument, NULL, 'F' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		CLI_FILTER_LONG_OPTIONS,
+		CLI_STANDARD_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct options o;
-	int c, rc = -1, quiet = 0;
+	struct options o = { 0 };
+	int quiet = 0;
 
 	cli_set_program(PROG);
-	memset(&o, 0, sizeof o);
 	cli_filter_init(&o.filter);
-	opterr = 0;
-	while (rc < 0 && (c = getopt_long(argc, argv, ":HbsjxcFqhV", long_opts, NULL)) != -1)
-		rc = option(&o, c, argv, &quiet);
-	if (rc >= 0) {
-		cli_filter_free(&o.filter);
-		return rc;
-	}
-	const char *why = conflict(&o);
+	int rc = cli_parse_options(argc, argv, ":HbsjxcFqhV", long_opts, &o.filter, &quiet, usage,
+	                           option, &o);
+	const char *why = rc < 0 ? conflict(&o) : NULL;
 	int nfiles = argc - optind;
-	if (!why && nfiles == 0 && isatty(STDIN_FILENO))
+	if (rc < 0 && !why && nfiles == 0 && isatty(STDIN_FILENO))
 		why = "no input file (give '-' to read a terminal)";
 	if (why) {
 		cli_usage_error("%s", why);
-		cli_filter_free(&o.filter);
-		return CLI_EXIT_USAGE;
+		rc = CLI_EXIT_USAGE;
 	}
-	o.list_events = o.hex || !(o.header || o.buffers || o.summary || o.count);
-	o.progress_ok = !quiet && isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
-
-	/* The event listing is written in large blocks. */
-	static char outbuf[1 << 20];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-
-	rc = CLI_EXIT_CLEAN;
-	if (nfiles == 0)
-		rc = process_file("-", &o, 1, 0);
-	for (int i = 0; i < nfiles; i++)
-		rc = cli_worse(rc, process_file(argv[optind + i], &o, nfiles, i));
-
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cli_message("cannot write the output: %s", strerror(errno));
-		rc = CLI_EXIT_IO;
+	if (rc < 0) {
+		o.list_events = o.hex || !(o.header || o.buffers || o.summary || o.count);
+		o.progress_ok = !quiet && isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+		rc = dump_files(&o, argv + optind, nfiles);
 	}
 	cli_filter_free(&o.filter);
 	return rc;
