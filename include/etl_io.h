@@ -50,8 +50,8 @@ ETL_API etl_outfile *etl_outfile_new(void);
  *  as gzip (deflate level 6), one ending in ".lz4" as one LZ4 frame
  *  (default preferences), compressed as the bytes come (see
  *  etl_outfile_codec_suffix()). path is copied.
- *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) when the handle was opened
- *  before; ETL_FATAL when the temporary cannot be created or memory is
+ *  @return : ETL_OK; ETL_FAILED when the handle was opened before (nothing
+ *  changes); ETL_FATAL when the temporary cannot be created or memory is
  *  short (etl_outfile_errmsg() says why, e.g. "cannot create a temporary
  *  file beside it: Permission denied"). */
 ETL_API int etl_outfile_open(etl_outfile *f, const char *path);
@@ -61,8 +61,8 @@ ETL_API int etl_outfile_open(etl_outfile *f, const char *path);
  *  come (no temporary, no compression). fd stays the caller's: it is
  *  never closed, and etl_outfile_abandon() cannot take back what was
  *  already written.
- *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) when the handle was opened
- *  before. */
+ *  @return : ETL_OK; ETL_FAILED when the handle was opened before (nothing
+ *  changes); ETL_FATAL when memory is short. */
 ETL_API int etl_outfile_open_fd(etl_outfile *f, int fd);
 
 /*! etl_outfile_write() : appends n bytes (data need not outlive the call;

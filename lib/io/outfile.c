@@ -64,13 +64,6 @@ static int zfail(etl_outfile *f)
 	return f->z.err ? fail(f, f->z.err, -1) : fail(f, "cannot write", errno);
 }
 
-static int misuse(etl_outfile *f)
-{
-	if (!f->failed)
-		snprintf(f->errmsg, sizeof f->errmsg, "the output was opened before");
-	return ETL_FAILED;
-}
-
 static int start(etl_outfile *f)
 {
 	f->state = OF_OPEN;
@@ -82,7 +75,7 @@ static int start(etl_outfile *f)
 int etl_outfile_open(etl_outfile *f, const char *path)
 {
 	if (f->state != OF_NEW)
-		return misuse(f);
+		return ETL_FAILED;               /* opened before: nothing changes */
 	if (etl__out_open_path(&f->out, path) != 0) {
 		f->state = OF_DONE;
 		return errno == ENOMEM ? fail(f, "out of memory", -1)
@@ -103,7 +96,7 @@ int etl_outfile_open(etl_outfile *f, const char *path)
 int etl_outfile_open_fd(etl_outfile *f, int fd)
 {
 	if (f->state != OF_NEW)
-		return misuse(f);
+		return ETL_FAILED;               /* opened before: nothing changes */
 	etl__out_open_stream(&f->out, fd);
 	return start(f);
 }
