@@ -40,45 +40,64 @@ static void record_provider(struct etl_outbuf *b, const struct etl_event *ev)
  * adds one separating space (as etldump does). */
 static void pad(struct etl_outbuf *b, size_t start, size_t width)
 {
-	while (b->len - start < width && !b->oom)
-		etl__ob_putc(b, ' ');
-	etl__ob_putc(b, ' ');
+	size_t used = b->len - start;
+	size_t n = (used < width ? width - used : 0) + 1;
+	char *o = etl__ob_room(b, n);
+	if (o) {
+		memset(o, ' ', n);
+		b->len += n;
+	}
 }
 
+/* "hook=0x" and four lower-case hex digits. */
+static void hook(struct etl_outbuf *b, uint16_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char h[4] = { hex[v >> 12], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15] };
+	ETL_OB_LIT(b, " hook=0x");
+	etl__ob_put(b, h, 4);
+}
+
+/* The columns are appended without printf: the text output is etldump's
+ * listing, hundreds of thousands of lines. */
 static int text_event(struct etl_render *o, const struct etl_out_rec *r)
 {
 	struct etl_outbuf *b = &o->buf;
-	char t[ETL_TIME_STRLEN];
 	size_t s;
 	int record = (o->flags & ETL_OUTPUT_TEXT_RECORD) != 0;
 	if (r->absent || (record && !r->ev))
 		return ETL_OK;
 	s = b->len;
-	if (r->has_time)
-		etl__ob_puts(b, etl_filetime_format(r->utc, t, sizeof t));
-	else if (r->has_raw)
-		etl__ob_printf(b, "ts=%lld", (long long)r->raw);
-	else
+	if (r->has_time) {
+		etl__ob_filetime(b, r->utc);
+	} else if (r->has_raw) {
+		ETL_OB_LIT(b, "ts=");
+		etl__ob_i64(b, r->raw);
+	} else {
 		etl__ob_putc(b, '-');
+	}
 	pad(b, s, 28);
 	etl__ob_putc(b, ' ');
 	s = b->len;
+	ETL_OB_LIT(b, "cpu=");
 	if (r->has_exec)
-		etl__ob_printf(b, "cpu=%u", (unsigned)r->cpu);
+		etl__ob_u64(b, r->cpu);
 	else
-		etl__ob_puts(b, "cpu=-");
+		etl__ob_putc(b, '-');
 	pad(b, s, 7);
 	s = b->len;
+	ETL_OB_LIT(b, "pid=");
 	if (r->has_pid)
-		etl__ob_printf(b, "pid=%lu", (unsigned long)r->pid);
+		etl__ob_u64(b, r->pid);
 	else
-		etl__ob_puts(b, "pid=-");
+		etl__ob_putc(b, '-');
 	pad(b, s, 10);
 	s = b->len;
+	ETL_OB_LIT(b, "tid=");
 	if (r->has_pid)
-		etl__ob_printf(b, "tid=%lu", (unsigned long)r->tid);
+		etl__ob_u64(b, r->tid);
 	else
-		etl__ob_puts(b, "tid=-");
+		etl__ob_putc(b, '-');
 	pad(b, s, 10);
 	s = b->len;
 	etl__ob_puts(b, r->kind_name ? r->kind_name : "-");
@@ -98,23 +117,28 @@ static int text_event(struct etl_render *o, const struct etl_out_rec *r)
 	pad(b, s, 36);
 	s = b->len;
 	if (r->uses_id) {
-		etl__ob_printf(b, "id=%u", (unsigned)r->event_id);
+		ETL_OB_LIT(b, "id=");
+		etl__ob_u64(b, r->event_id);
 	} else {
-		etl__ob_printf(b, "op=%u", (unsigned)r->opcode);
+		ETL_OB_LIT(b, "op=");
+		etl__ob_u64(b, r->opcode);
 		if (r->has_hook)
-			etl__ob_printf(b, " hook=0x%04x", (unsigned)r->hook_id);
+			hook(b, r->hook_id);
 	}
 	pad(b, s, 18);
 	s = b->len;
-	etl__ob_printf(b, "lvl=%u", (unsigned)r->level);
+	ETL_OB_LIT(b, "lvl=");
+	etl__ob_u64(b, r->level);
 	pad(b, s, 7);
 	s = b->len;
-	etl__ob_printf(b, "kw=0x%llx", (unsigned long long)r->keywords);
+	ETL_OB_LIT(b, "kw=0x");
+	etl__ob_hex64(b, r->keywords);
 	pad(b, s, 21);
+	ETL_OB_LIT(b, "size=");
 	if (r->ev)
-		etl__ob_printf(b, "size=%lu", (unsigned long)r->payload_size);
+		etl__ob_u64(b, r->payload_size);
 	else
-		etl__ob_puts(b, "size=-");
+		etl__ob_putc(b, '-');
 	size_t mark = b->len;
 	etl__ob_puts(b, "  ");
 	size_t after = b->len;
