@@ -1,14 +1,180 @@
 /*
- * cli_common.c - helpers shared by the command-line tools: the event
- * filter, number and time parsing, JSON escaping, provider and flag names.
+ * cli_common.c - what the command-line tools share: messages, exit
+ * statuses, option boilerplate, opening readers, the progress display, the
+ * event filter, number and time parsing, JSON escaping and flag names.
  * See cli_common.h.
  */
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "cli_common.h"
 
 #define TICKS_PER_SEC 10000000LL
+
+/* ---- program, exit status, messages ------------------------------------ */
+
+static const char *program = "libetl";
+
+void cli_set_program(const char *prog)
+{
+	program = prog;
+}
+
+int cli_worse(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+void cli_message(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", program);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_errorf(const char *msg, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", program);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	cli_text_safe(stderr, msg);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *name, const char *msg)
+{
+	cli_errorf(msg, "%s: ", name);
+}
+
+void cli_error_at(const char *name, uint64_t off, const char *kind, const char *msg)
+{
+	cli_errorf(msg, "%s: offset 0x%llx: %s", name, (unsigned long long)off, kind);
+}
+
+void cli_reader_problem(const char *name, const char *kind, etl_reader *r)
+{
+	cli_error_at(name, etl_reader_erroff(r), kind, etl_reader_errmsg(r));
+}
+
+void cli_usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", program);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", program);
+}
+
+int cli_standard_option(int c, char **argv, struct cli_filter *f, int *quiet, void (*usage)(void))
+{
+	char err[512];
+	if (cli_filter_is_option(c)) {
+		if (cli_filter_option(f, c, optarg, err, sizeof err) == 0)
+			return -1;
+		cli_usage_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	switch (c) {
+	case 'q':
+		*quiet = 1;
+		return -1;
+	case 'h':
+		usage();
+		return fflush(stdout) == 0 ? CLI_EXIT_CLEAN : CLI_EXIT_IO;
+	case 'V':
+		printf("%s (libetl) %s\n", program, etl_version_string());
+		return fflush(stdout) == 0 ? CLI_EXIT_CLEAN : CLI_EXIT_IO;
+	case ':':
+		cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		return CLI_EXIT_USAGE;
+	case '?':
+		if (optopt && optopt < 0x100) {
+			char opt[3] = { '-', (char)optopt, 0 };
+			cli_usage_error("unknown option '%s'", opt);
+		} else {
+			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+		return CLI_EXIT_USAGE;
+	default:
+		return CLI_OWN_OPTION;
+	}
+}
+
+int cli_parse_options(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      struct cli_filter *f, int *quiet, void (*usage)(void), cli_option_fn own,
+                      void *ctx)
+{
+	int c, rc = -1;
+	opterr = 0;
+	while (rc < 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		rc = cli_standard_option(c, argv, f, quiet, usage);
+		if (rc == CLI_OWN_OPTION)
+			rc = own(ctx, c);
+	}
+	return rc;
+}
+
+const char *cli_display_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "(standard input)" : path;
+}
+
+etl_reader *cli_open_reader(const char *name, const char *path, int fd, int order, int *status)
+{
+	etl_reader *r = etl_reader_new();
+	if (!r) {
+		cli_error(name, "out of memory");
+		return NULL;
+	}
+	etl_reader_set_order(r, order);
+	int st = fd >= 0 ? etl_reader_open_fd(r, fd) : etl_reader_open_file(r, path);
+	if (st == ETL_FATAL || st == ETL_FAILED) {
+		cli_error(name, etl_reader_errmsg(r));
+		etl_reader_free(r);
+		return NULL;
+	}
+	*status = st;
+	return r;
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+void cli_progress_init(struct cli_progress *pg, int on, const char *name)
+{
+	pg->on = on;
+	pg->last_pct = -1;
+	pg->name = name;
+}
+
+void cli_progress_show(struct cli_progress *pg, uint64_t done, uint64_t total)
+{
+	if (!pg->on || !total)
+		return;
+	int pct = (int)(done * 100 / total);
+	if (pct > 100)
+		pct = 100;
+	if (pct <= pg->last_pct)
+		return;
+	pg->last_pct = pct;
+	if (pg->name)
+		fprintf(stderr, "\r%s: %s: %3d%%", program, pg->name, pct);
+	else
+		fprintf(stderr, "\r%s: %3d%%", program, pct);
+}
+
+void cli_progress_clear(struct cli_progress *pg)
+{
+	if (pg->on && pg->last_pct >= 0)
+		fprintf(stderr, "\r\033[K");
+	pg->last_pct = -1;
+}
+
+/* ---- the event filter ---------------------------------------------------- */
 
 void cli_filter_init(struct cli_filter *f)
 {
@@ -92,18 +258,6 @@ int cli_parse_seconds(const char *s, const char **end, int64_t *ticks)
 	return 0;
 }
 
-const char *cli_display_name(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "(standard input)" : path;
-}
-
-void cli_usage_error(const char *prog, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
-}
-
 int cli_parse_time(const char *s, struct cli_time *t)
 {
 	const char *p = s;
@@ -137,127 +291,108 @@ static int set_err(char *err, size_t errlen, const char *what, const char *arg, 
 	return -1;
 }
 
-static int num_opt(const char *arg, uint64_t max, uint64_t *v, const char *what, char *err,
-                   size_t errlen)
+/* A numeric option: arg, up to max, into *val with *has set. */
+static int num_opt(const char *arg, uint64_t max, const char *what, int *has, uint64_t *val,
+                   char *err, size_t errlen)
 {
-	if (cli_parse_u64(arg, max, v) != 0) {
+	if (cli_parse_u64(arg, max, val) != 0) {
 		char hint[96];
 		snprintf(hint, sizeof hint, "expected a number from 0 to %llu (decimal or 0x hex)",
 		         (unsigned long long)max);
 		return set_err(err, errlen, what, arg, hint);
 	}
+	*has = 1;
+	return 0;
+}
+
+static int add_guid(struct cli_filter *f, const struct etl_guid *g)
+{
+	struct etl_guid *n = realloc(f->guids, (f->n_guids + 1) * sizeof *n);
+	if (!n)
+		return -1;
+	f->guids = n;
+	f->guids[f->n_guids++] = *g;
+	return 0;
+}
+
+/* --provider: a GUID, or a name (EventSource and TraceLogging providers
+ * take their GUID from their name, decoding.md §7: that GUID is matched
+ * too, so the name works even where the trace does not carry it). */
+static int provider_opt(struct cli_filter *f, const char *arg, char *err, size_t errlen)
+{
+	struct etl_guid g;
+	if (!arg || !*arg)
+		return set_err(err, errlen, "provider", arg ? arg : "", "empty");
+	if (etl_guid_parse(arg, &g) == ETL_OK)
+		return add_guid(f, &g) == 0 ? 0 : set_err(err, errlen, "provider", arg, "out of memory");
+	char **n = realloc(f->names, (f->n_names + 1) * sizeof *n);
+	if (!n)
+		return set_err(err, errlen, "provider", arg, "out of memory");
+	f->names = n;
+	if (!(f->names[f->n_names] = strdup(arg)))
+		return set_err(err, errlen, "provider", arg, "out of memory");
+	f->n_names++;
+	if (etl_provider_guid_from_name(arg, &g) == ETL_OK && add_guid(f, &g) != 0)
+		return set_err(err, errlen, "provider", arg, "out of memory");
+	return 0;
+}
+
+/* --since, --until. */
+static int time_opt(struct cli_filter *f, int opt, const char *arg, char *err, size_t errlen)
+{
+	struct cli_time t;
+	if (cli_parse_time(arg, &t) != 0)
+		return set_err(err, errlen, opt == CLI_OPT_SINCE ? "--since time" : "--until time",
+		               arg ? arg : "",
+		               "expected YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z] (UTC) or seconds from the trace start");
+	if (opt == CLI_OPT_SINCE) {
+		f->has_since = 1;
+		f->since = t;
+	} else {
+		f->has_until = 1;
+		f->until = t;
+	}
+	return 0;
+}
+
+/* --type. */
+static int type_opt(struct cli_filter *f, const char *arg, char *err, size_t errlen)
+{
+	int k = etl_hdr_kind_from_name(arg ? arg : "");
+	if (k == ETL_HDR_UNKNOWN)
+		return set_err(err, errlen, "header type", arg ? arg : "",
+		               "expected SYSTEM32, SYSTEM64, COMPACT32, COMPACT64, PERFINFO32, "
+		               "PERFINFO64, FULL_HEADER32, FULL_HEADER64, INSTANCE32, INSTANCE64, "
+		               "EVENT_HEADER32, EVENT_HEADER64, MESSAGE, ERROR, TIMED or WNODE");
+	f->kinds |= 1u << k;
 	return 0;
 }
 
 int cli_filter_option(struct cli_filter *f, int opt, const char *arg, char *err, size_t errlen)
 {
-	uint64_t v = 0;
+	/* The numeric options: largest value, name in messages, field. */
+#define NUM(max, what, field) num_opt(arg, max, what, &f->has_##field, &f->field, err, errlen)
+	int rc;
 	switch (opt) {
-	case CLI_OPT_PROVIDER: {
-		struct etl_guid g;
-		if (!arg || !*arg)
-			return set_err(err, errlen, "provider", arg ? arg : "", "empty");
-		if (etl_guid_parse(arg, &g) == ETL_OK) {
-			struct etl_guid *n = realloc(f->guids, (f->n_guids + 1) * sizeof *n);
-			if (!n)
-				return set_err(err, errlen, "provider", arg, "out of memory");
-			f->guids = n;
-			f->guids[f->n_guids++] = g;
-		} else {
-			char **n = realloc(f->names, (f->n_names + 1) * sizeof *n);
-			if (!n)
-				return set_err(err, errlen, "provider", arg, "out of memory");
-			f->names = n;
-			if (!(f->names[f->n_names] = strdup(arg)))
-				return set_err(err, errlen, "provider", arg, "out of memory");
-			f->n_names++;
-			/* EventSource and TraceLogging providers take their GUID from
-			 * their name (decoding.md §7): match that GUID too, so the name
-			 * works even where the trace does not carry it. */
-			if (etl_provider_guid_from_name(arg, &g) == ETL_OK) {
-				struct etl_guid *gn = realloc(f->guids, (f->n_guids + 1) * sizeof *gn);
-				if (!gn)
-					return set_err(err, errlen, "provider", arg, "out of memory");
-				f->guids = gn;
-				f->guids[f->n_guids++] = g;
-			}
-		}
-		break;
-	}
-	case CLI_OPT_ID:
-		if (num_opt(arg, UINT16_MAX, &v, "event id", err, errlen))
-			return -1;
-		f->has_id = 1;
-		f->id = (uint16_t)v;
-		break;
-	case CLI_OPT_OPCODE:
-		if (num_opt(arg, UINT8_MAX, &v, "opcode", err, errlen))
-			return -1;
-		f->has_opcode = 1;
-		f->opcode = (uint8_t)v;
-		break;
-	case CLI_OPT_LEVEL:
-		if (num_opt(arg, UINT8_MAX, &v, "level", err, errlen))
-			return -1;
-		f->has_level = 1;
-		f->level = (uint8_t)v;
-		break;
-	case CLI_OPT_KEYWORD:
-		if (num_opt(arg, UINT64_MAX, &v, "keyword mask", err, errlen))
-			return -1;
-		f->has_keyword = 1;
-		f->keyword = v;
-		break;
-	case CLI_OPT_PID:
-		if (num_opt(arg, UINT32_MAX, &v, "process id", err, errlen))
-			return -1;
-		f->has_pid = 1;
-		f->pid = (uint32_t)v;
-		break;
-	case CLI_OPT_TID:
-		if (num_opt(arg, UINT32_MAX, &v, "thread id", err, errlen))
-			return -1;
-		f->has_tid = 1;
-		f->tid = (uint32_t)v;
-		break;
-	case CLI_OPT_CPU:
-		if (num_opt(arg, UINT16_MAX, &v, "processor", err, errlen))
-			return -1;
-		f->has_cpu = 1;
-		f->cpu = (uint16_t)v;
-		break;
-	case CLI_OPT_TYPE: {
-		int k = etl_hdr_kind_from_name(arg ? arg : "");
-		if (k == ETL_HDR_UNKNOWN)
-			return set_err(err, errlen, "header type", arg ? arg : "",
-			               "expected SYSTEM32, SYSTEM64, COMPACT32, COMPACT64, PERFINFO32, "
-			               "PERFINFO64, FULL_HEADER32, FULL_HEADER64, INSTANCE32, INSTANCE64, "
-			               "EVENT_HEADER32, EVENT_HEADER64, MESSAGE, ERROR, TIMED or WNODE");
-		f->kinds |= 1u << k;
-		break;
-	}
+	case CLI_OPT_PROVIDER: rc = provider_opt(f, arg, err, errlen); break;
+	case CLI_OPT_ID: rc = NUM(UINT16_MAX, "event id", id); break;
+	case CLI_OPT_OPCODE: rc = NUM(UINT8_MAX, "opcode", opcode); break;
+	case CLI_OPT_LEVEL: rc = NUM(UINT8_MAX, "level", level); break;
+	case CLI_OPT_KEYWORD: rc = NUM(UINT64_MAX, "keyword mask", keyword); break;
+	case CLI_OPT_PID: rc = NUM(UINT32_MAX, "process id", pid); break;
+	case CLI_OPT_TID: rc = NUM(UINT32_MAX, "thread id", tid); break;
+	case CLI_OPT_CPU: rc = NUM(UINT16_MAX, "processor", cpu); break;
+	case CLI_OPT_TYPE: rc = type_opt(f, arg, err, errlen); break;
 	case CLI_OPT_SINCE:
-	case CLI_OPT_UNTIL: {
-		struct cli_time t;
-		if (cli_parse_time(arg, &t) != 0)
-			return set_err(err, errlen, opt == CLI_OPT_SINCE ? "--since time" : "--until time",
-			               arg ? arg : "",
-			               "expected YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z] (UTC) or seconds from the trace start");
-		if (opt == CLI_OPT_SINCE) {
-			f->has_since = 1;
-			f->since = t;
-		} else {
-			f->has_until = 1;
-			f->until = t;
-		}
-		break;
-	}
+	case CLI_OPT_UNTIL: rc = time_opt(f, opt, arg, err, errlen); break;
 	default:
 		snprintf(err, errlen, "unknown filter option %d", opt);
 		return -1;
 	}
-	f->active = 1;
-	return 0;
+#undef NUM
+	if (rc == 0)
+		f->active = 1;
+	return rc;
 }
 
 void cli_filter_usage(FILE *out)
@@ -390,17 +525,6 @@ void cli_text_safe(FILE *out, const char *s)
 }
 
 /* ---- names ----------------------------------------------------------- */
-
-const char *cli_event_provider(const struct etl_event *ev, char buf[CLI_PROVIDER_STRLEN])
-{
-	if (ev->provider_name)
-		return ev->provider_name;
-	if (ev->kind == ETL_HDR_MESSAGE && (ev->present & ETL_EVF_COMPONENT_ID)) {
-		snprintf(buf, CLI_PROVIDER_STRLEN, "component:%u", (unsigned)ev->component_id);
-		return buf;
-	}
-	return etl_guid_format(&ev->provider, buf);
-}
 
 int cli_event_uses_id(const struct etl_event *ev)
 {

@@ -1,8 +1,10 @@
 /*
- * cli_common.h - helpers shared by the command-line tools (etldump,
- * etlconvert): the event filter (its long options, their parsing and the
- * predicate), number and time parsing, JSON string escaping and the text
- * used to name an event's provider.
+ * cli_common.h - what the command-line tools (etldump, etlconvert) share:
+ * the program's name, exit statuses and messages (errors naming an input
+ * and a file offset), the option boilerplate, opening a reader, the
+ * progress display, the event filter (its long options, their parsing and
+ * the predicate), number and time parsing, JSON string escaping and the
+ * names of header fields.
  *
  * Typical use with getopt_long():
  *
@@ -30,8 +32,114 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include "etl.h"
+
+struct cli_filter;
+
+/* ---- program, exit status, messages ---------------------------------- */
+
+/* Exit statuses, in order of severity (cli_worse() keeps the higher). */
+enum {
+	CLI_EXIT_CLEAN = 0,    /* success                                     */
+	CLI_EXIT_USAGE = 1,    /* usage error                                 */
+	CLI_EXIT_DAMAGE = 2,   /* damaged input (each loss reported)          */
+	CLI_EXIT_IO = 3        /* input/output error                          */
+};
+
+/*! cli_set_program() : the name messages begin with ("etldump"); call
+ *  first in main(). prog must stay valid. */
+void cli_set_program(const char *prog);
+
+/*! cli_worse() : @return : the more severe of two exit statuses. */
+int cli_worse(int a, int b);
+
+/*! cli_message() : prints "PROG: " and the printf-style message, then a
+ *  line feed, on stderr. */
+void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*! cli_error() : prints "PROG: NAME: MSG" on stderr, MSG made safe for a
+ *  terminal (cli_text_safe()). */
+void cli_error(const char *name, const char *msg);
+
+/*! cli_errorf() : prints "PROG: ", the printf-style prefix, then MSG made
+ *  safe for a terminal, on stderr. */
+void cli_errorf(const char *msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*! cli_error_at() : prints "PROG: NAME: offset 0xOFF: KIND MSG" (kind is
+ *  "" or "warning: ", MSG made safe). */
+void cli_error_at(const char *name, uint64_t off, const char *kind, const char *msg);
+
+/*! cli_reader_problem() : cli_error_at() with the last problem of r (its
+ *  offset and message). */
+void cli_reader_problem(const char *name, const char *kind, etl_reader *r);
+
+/*! cli_usage_error() : prints "PROG: <fmt with arg>" and the --help hint
+ *  on stderr. */
+void cli_usage_error(const char *fmt, const char *arg);
+
+/* What cli_standard_option() returns for an option of the tool's own. */
+#define CLI_OWN_OPTION (-2)
+
+/* A tool's own option c (its argument in optarg) applied to ctx.
+ * @return : -1 to go on, else the exit status to end with. */
+typedef int (*cli_option_fn)(void *ctx, int c);
+
+/*! cli_parse_options() : getopt_long() over argv (opterr 0; shortopts must
+ *  begin with ':' and hold "qhV", longopts CLI_STANDARD_LONG_OPTIONS):
+ *  what every tool has goes to cli_standard_option() (filters into f,
+ *  *quiet, usage() for -h), the rest to own(ctx, c).
+ *  @return : -1 when all options were applied (optind is at the first
+ *  operand), else the exit status to end with. */
+int cli_parse_options(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      struct cli_filter *f, int *quiet, void (*usage)(void), cli_option_fn own,
+                      void *ctx);
+
+/*! cli_standard_option() : handles what getopt_long() returned (c, with
+ *  ":" leading the option string and opterr 0) when it is an option every
+ *  tool has (CLI_STANDARD_LONG_OPTIONS and "qhV" among the short ones): a
+ *  filter option (into f), -q (*quiet set), -h (usage() prints the help),
+ *  -V, an unknown option or one missing its argument (usage errors).
+ *  @return : -1 to go on; the exit status to end with (-h, -V, usage
+ *  errors); CLI_OWN_OPTION when c is none of these. */
+int cli_standard_option(int c, char **argv, struct cli_filter *f, int *quiet, void (*usage)(void));
+
+/*! cli_display_name() : how messages name an input: the path, or
+ *  "(standard input)" for "-". */
+const char *cli_display_name(const char *path);
+
+/*! cli_open_reader() : a reader in order (ETL_ORDER_TIME or _FILE) over
+ *  fd, or over path when fd is -1 (path "-" is standard input).
+ *  @return : the reader with *status ETL_OK or ETL_WARN (the caller
+ *  reports the warning, with cli_reader_problem(), if it wants it); NULL
+ *  when it cannot be opened (reported as "PROG: NAME: why"). */
+etl_reader *cli_open_reader(const char *name, const char *path, int fd, int order, int *status);
+
+/* ---- progress ----------------------------------------------------------- */
+
+/* Inputs smaller than this finish too soon for a progress display. */
+#define CLI_PROGRESS_MIN_SIZE (8u * 1024u * 1024u)
+
+/* A percentage on stderr, "\rPROG: [NAME: ] NN%", rewritten in place while
+ * it grows, and wiped before anything else is printed. */
+struct cli_progress {
+	int on;                    /* shown at all                            */
+	int last_pct;              /* last shown, or -1 (nothing on screen)   */
+	const char *name;          /* NULL: the percentage alone              */
+};
+
+/*! cli_progress_init() : a display, shown only when on. */
+void cli_progress_init(struct cli_progress *pg, int on, const char *name);
+
+/*! cli_progress_show() : shows done of total (in any unit) when the
+ *  percentage grew. Nothing when off or total is 0. */
+void cli_progress_show(struct cli_progress *pg, uint64_t done, uint64_t total);
+
+/*! cli_progress_clear() : wipes the line if something is shown. */
+void cli_progress_clear(struct cli_progress *pg);
+
+/* ---- the event filter ------------------------------------------------- */
 
 /* getopt_long() values of the filter options: above every character so
  * that tools keep their short options free. */
@@ -49,6 +157,13 @@ enum cli_filter_opt {
 	CLI_OPT_UNTIL,
 	CLI_OPT_FILTER_END_
 };
+
+/* struct option initialisers of the long options every tool has. */
+#define CLI_STANDARD_LONG_OPTIONS \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }, \
+	CLI_FILTER_LONG_OPTIONS
 
 /* struct option initialisers for every filter option (long only). */
 #define CLI_FILTER_LONG_OPTIONS \
@@ -81,13 +196,13 @@ struct cli_filter {
 	char **names;                  /* --provider NAME (case-insensitive) */
 	size_t n_names;
 
-	int has_id;       uint16_t id;
-	int has_opcode;   uint8_t opcode;
-	int has_level;    uint8_t level;     /* maximum level              */
+	int has_id;       uint64_t id;
+	int has_opcode;   uint64_t opcode;
+	int has_level;    uint64_t level;    /* maximum level              */
 	int has_keyword;  uint64_t keyword;  /* any of these bits          */
-	int has_pid;      uint32_t pid;
-	int has_tid;      uint32_t tid;
-	int has_cpu;      uint16_t cpu;
+	int has_pid;      uint64_t pid;
+	int has_tid;      uint64_t tid;
+	int has_cpu;      uint64_t cpu;
 	uint32_t kinds;                /* --type: bit (1 << kind); 0 = any   */
 
 	int has_since;    struct cli_time since;   /* utc >= since          */
@@ -135,14 +250,6 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
  *  @return : 0, or -1 when there is no number or it is absurdly large. */
 int cli_parse_seconds(const char *s, const char **end, int64_t *ticks);
 
-/*! cli_display_name() : how messages name an input: the path, or
- *  "(standard input)" for "-". */
-const char *cli_display_name(const char *path);
-
-/*! cli_usage_error() : prints "PROG: <fmt with arg>" and the --help hint
- *  on stderr. */
-void cli_usage_error(const char *prog, const char *fmt, const char *arg);
-
 /*! cli_parse_time() : "YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z]" (UTC), or a
  *  number of seconds relative to the trace start ("90", "1.5", "-0.25").
  *  @return : 0, or -1 on bad syntax. */
@@ -160,13 +267,8 @@ void cli_json_string_n(FILE *out, const char *s, size_t n);
  *  \xNN, other bytes pass through. */
 void cli_text_safe(FILE *out, const char *s);
 
-/* Enough for a GUID, "component:4294967295" or a provider name pointer. */
+/* Enough for a GUID or "component:4294967295". */
 #define CLI_PROVIDER_STRLEN 48
-
-/*! cli_event_provider() : the provider as the tools print it: its name when
- *  known, else the GUID text; "component:N" for a WPP message that carries
- *  a component id instead of a GUID. @return : buf or a static name. */
-const char *cli_event_provider(const struct etl_event *ev, char buf[CLI_PROVIDER_STRLEN]);
 
 /*! cli_event_uses_id() : 1 if the event is identified by an id
  *  (EVENT_HEADER, ERROR, MESSAGE), 0 if by an opcode (the others). */

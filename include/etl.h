@@ -16,5 +16,7 @@
 #include "etl_writer.h"
 #include "etl_decode.h"
 #include "etl_output.h"
+#include "etl_io.h"
+#include "etl_merge.h"
 
 #endif /* ETL_H */

@@ -117,6 +117,24 @@ ETL_API int etl_output_errcode(const etl_output *o);
  *  if none. Owned by the handle. */
 ETL_API const char *etl_output_errmsg(const etl_output *o);
 
+/* etl_output_set_flags(), format "text": the line of the record as read, etldump's
+ * listing. Only the columns (time, processor, process and thread, header
+ * type, provider[/record], id or opcode and hook, level, keywords, payload
+ * size), no name=value properties; the provider as the record itself names
+ * it (the reader's name for it, "component:N" for a WPP message, else the
+ * GUID; never a decoder's or a table's name), at most 160 bytes of it with
+ * control characters written as '?'. To have every record on its own line
+ * (the logfile-header record too), give etl_output_begin() no logfile
+ * header (NULL): no header event is then made. */
+#define ETL_OUTPUT_TEXT_RECORD 0x1u
+
+/*! etl_output_set_flags() : rendering options (0, or ETL_OUTPUT_TEXT_RECORD
+ *  for a "text" output); call before etl_output_begin(). The handle keeps
+ *  them until it is freed.
+ *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) when etl_output_begin() was
+ *  called or a flag does not go with the format. */
+ETL_API int etl_output_set_flags(etl_output *o, unsigned flags);
+
 /*! etl_json_escape() : writes n bytes of s as a JSON string literal,
  *  quotes included, through write(ctx, ...) (in runs). Valid UTF-8 passes
  *  through; '"' and '\\' become \" and \\; \b \f \n \r \t their short

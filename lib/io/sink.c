@@ -6,7 +6,11 @@
  * complete (rename is atomic within a file system), so a failed or
  * interrupted write leaves an existing target untouched and removes the
  * temporary. A target ending in ".gz" or ".lz4" is compressed from the
- * finished temporary into a second temporary, then renamed the same way.
+ * finished temporary into a second temporary, then renamed the same way
+ * (the writer rewrites its header at close, so the plain bytes must stay
+ * addressable until then). Outputs written in order (include/etl_io.h,
+ * lib/io/outfile.c) compress as they go with the same compressor
+ * (etl__zout_*), so a name compresses the same way whoever writes it.
  *
  * The tracing runtime writes its files in place instead
  * (etl__out_open_path_inplace): the path itself is created, written as
@@ -32,7 +36,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "lib/write/write_internal.h"
+#include "lib/io/files.h"
+#include "lib/io/sink.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -40,27 +45,10 @@ static int ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* A temporary file in path's directory; returns its fd, name in *tmp. */
-static int make_temp(const char *path, char **tmp)
+int etl__codec_of_path(const char *path)
 {
-	size_t n = strlen(path) + 16;
-	char *t = malloc(n);
-	if (!t) {
-		errno = ENOMEM;
-		return -1;
-	}
-	snprintf(t, n, "%s.tmp-XXXXXX", path);
-	int fd = mkstemp(t);
-	if (fd < 0) {
-		free(t);
-		return -1;
-	}
-	/* mkstemp makes it 0600; give it the mode a new file would get. */
-	mode_t um = umask(0);
-	umask(um);
-	fchmod(fd, 0666 & ~um);
-	*tmp = t;
-	return fd;
+	return ends_with(path, ".gz") ? ETL_CODEC_GZIP : ends_with(path, ".lz4") ? ETL_CODEC_LZ4
+	                                                                        : ETL_CODEC_NONE;
 }
 
 int etl__out_open_path(struct etl_out *o, const char *path)
@@ -71,9 +59,8 @@ int etl__out_open_path(struct etl_out *o, const char *path)
 		errno = ENOMEM;
 		return -1;
 	}
-	o->codec = ends_with(path, ".gz") ? ETL_CODEC_GZIP
-	         : ends_with(path, ".lz4") ? ETL_CODEC_LZ4 : ETL_CODEC_NONE;
-	o->fd = make_temp(path, &o->tmp);
+	o->codec = etl__codec_of_path(path);
+	o->fd = etl__io_temp_beside(path, &o->tmp);
 	if (o->fd < 0) {
 		free(o->path);
 		o->path = NULL;
@@ -144,6 +131,13 @@ void etl__out_open_fd(struct etl_out *o, int fd)
 	o->fd = fd;
 }
 
+void etl__out_open_stream(struct etl_out *o, int fd)
+{
+	memset(o, 0, sizeof *o);
+	o->kind = ETL_OUT_STREAM;
+	o->fd = fd;
+}
+
 void etl__out_open_sink(struct etl_out *o, etl_sink_write_fn fn, void *ctx)
 {
 	memset(o, 0, sizeof *o);
@@ -160,19 +154,8 @@ int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n)
 			return -1;
 	} else {
 		prealloc(o, off + n);
-		const uint8_t *p = data;
-		size_t done = 0;
-		while (done < n) {
-			ssize_t k = pwrite(o->fd, p + done, n - done, (off_t)(off + done));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				if (k == 0)
-					errno = ENOSPC;
-				return -1;
-			}
-			done += (size_t)k;
-		}
+		if (etl__io_write_all(o->fd, data, n, o->kind == ETL_OUT_STREAM ? -1 : (int64_t)off) != 0)
+			return -1;
 	}
 	if (off + n > o->size)
 		o->size = off + n;
@@ -181,7 +164,7 @@ int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n)
 
 int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, int n)
 {
-	if (o->kind == ETL_OUT_SINK || n == 1) {
+	if (o->kind == ETL_OUT_SINK || o->kind == ETL_OUT_STREAM || n == 1) {
 		for (int i = 0; i < n; i++) {
 			if (etl__out_write(o, off, iov[i].iov_base, iov[i].iov_len) != 0)
 				return -1;
@@ -193,106 +176,152 @@ int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, in
 	for (int i = 0; i < n; i++)
 		total += iov[i].iov_len;
 	prealloc(o, off + total);
-	struct iovec v[64];
-	int i = 0;
-	uint64_t pos = off;
-	while (i < n) {
-		int k = n - i > 64 ? 64 : n - i;
-		memcpy(v, iov + i, sizeof *v * (size_t)k);
-		struct iovec *p = v;
-		while (k > 0) {
-			ssize_t w = pwritev(o->fd, p, k, (off_t)pos);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				if (w == 0)
-					errno = ENOSPC;
-				return -1;
-			}
-			pos += (uint64_t)w;
-			/* Skips what was written (a short write stops anywhere). */
-			size_t left = (size_t)w;
-			while (k > 0 && left >= p->iov_len) {
-				left -= p->iov_len;
-				p++;
-				k--;
-				i++;
-			}
-			if (k > 0 && left) {
-				p->iov_base = (uint8_t *)p->iov_base + left;
-				p->iov_len -= left;
-			}
-		}
-	}
+	if (etl__io_writev_all(o->fd, iov, n, (int64_t)off) != 0)
+		return -1;
 	if (off + total > o->size)
 		o->size = off + total;
 	return 0;
 }
 
-/* Compresses the finished temporary into the target's codec. */
-static int compress_to(struct etl_out *o, int in_fd, int out_fd)
+/* ---- the stream compressor ------------------------------------------ */
+
+
+static int zout_fail(struct etl_zout *z, const char *why)
 {
-	uint8_t *in = malloc(1 << 20);
-	size_t out_cap = LZ4F_compressFrameBound(1 << 20, NULL) + 64;
-	uint8_t *out = malloc(out_cap > (1u << 20) + 4096 ? out_cap : (1u << 20) + 4096);
-	int rc = -1;
-	z_stream zs;
+	z->err = why;
+	return -1;
+}
+
+static int zout_emit(struct etl_zout *z, struct etl_out *out, size_t n)
+{
+	if (n && etl__out_write(out, out->size, z->buf, n) != 0)
+		return zout_fail(z, NULL);
+	return 0;
+}
+
+int etl__zout_begin(struct etl_zout *z, int codec, struct etl_out *out, size_t piece)
+{
+	memset(z, 0, sizeof *z);
+	z->codec = codec;
+	z->piece = piece;
+	if (codec == ETL_CODEC_GZIP) {
+		z_stream *zs = calloc(1, sizeof *zs);
+		z->cap = 256u * 1024u;
+		z->buf = malloc(z->cap);
+		if (!zs || !z->buf) {
+			free(zs);
+			return zout_fail(z, "out of memory");
+		}
+		if (deflateInit2(zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(zs);
+			return zout_fail(z, "cannot start gzip compression");
+		}
+		z->zs = zs;
+		return 0;
+	}
 	LZ4F_cctx *lz = NULL;
-	int zinit = 0;
-	if (!in || !out)
-		goto end;
-	if (o->codec == ETL_CODEC_GZIP) {
-		memset(&zs, 0, sizeof zs);
-		if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-			goto end;
-		zinit = 1;
-	} else if (LZ4F_isError(LZ4F_createCompressionContext(&lz, LZ4F_VERSION))) {
-		goto end;
+	if (LZ4F_isError(LZ4F_createCompressionContext(&lz, LZ4F_VERSION)))
+		return zout_fail(z, "cannot start LZ4 compression");
+	z->lz = lz;
+	z->cap = LZ4F_compressBound(piece, NULL) + LZ4F_HEADER_SIZE_MAX;
+	z->buf = malloc(z->cap);
+	if (!z->buf)
+		return zout_fail(z, "out of memory");
+	size_t h = LZ4F_compressBegin(lz, z->buf, z->cap, NULL);
+	if (LZ4F_isError(h))
+		return zout_fail(z, LZ4F_getErrorName(h));
+	return zout_emit(z, out, h);
+}
+
+int etl__zout_put(struct etl_zout *z, struct etl_out *out, const void *p, size_t n, int last)
+{
+	const uint8_t *in = p;
+	if (z->err || (!z->zs && !z->lz))
+		return zout_fail(z, z->err ? z->err : "the compressor is not started");
+	if (z->codec == ETL_CODEC_GZIP) {
+		z_stream *zs = z->zs;
+		do {
+			size_t k = n > z->piece ? z->piece : n;
+			int flush = last && k == n ? Z_FINISH : Z_NO_FLUSH;
+			zs->next_in = (Bytef *)(uintptr_t)in;
+			zs->avail_in = (uInt)k;
+			do {
+				zs->next_out = z->buf;
+				zs->avail_out = (uInt)z->cap;
+				if (deflate(zs, flush) == Z_STREAM_ERROR)
+					return zout_fail(z, "gzip compression failed");
+				if (zout_emit(z, out, z->cap - zs->avail_out) != 0)
+					return -1;
+			} while (zs->avail_out == 0);
+			in += k;
+			n -= k;
+		} while (n);
+		return 0;
 	}
+	while (n) {
+		size_t k = n > z->piece ? z->piece : n;
+		size_t h = LZ4F_compressUpdate(z->lz, z->buf, z->cap, in, k, NULL);
+		if (LZ4F_isError(h))
+			return zout_fail(z, LZ4F_getErrorName(h));
+		if (zout_emit(z, out, h) != 0)
+			return -1;
+		in += k;
+		n -= k;
+	}
+	if (last) {
+		size_t h = LZ4F_compressEnd(z->lz, z->buf, z->cap, NULL);
+		if (LZ4F_isError(h))
+			return zout_fail(z, LZ4F_getErrorName(h));
+		return zout_emit(z, out, h);
+	}
+	return 0;
+}
+
+void etl__zout_free(struct etl_zout *z)
+{
+	if (z->lz)
+		LZ4F_freeCompressionContext(z->lz);
+	if (z->zs)
+		deflateEnd(z->zs);
+	free(z->zs);
+	free(z->buf);
+	memset(z, 0, sizeof *z);
+}
+
+/* Compresses the finished temporary (in_fd) into the target's codec,
+ * written to a second temporary (to), read and compressed a piece of this
+ * size at a time. */
+#define COMMIT_PIECE (1u << 20)
+
+static int compress_to(const struct etl_out *o, int in_fd, struct etl_out *to)
+{
+	struct etl_zout z;
+	uint8_t *in = malloc(COMMIT_PIECE);
+	int rc = -1;
+	if (!in) {
+		errno = ENOMEM;
+		return -1;
+	}
+	errno = 0;
+	if (etl__zout_begin(&z, o->codec, to, COMMIT_PIECE) != 0)
+		goto end;
 	uint64_t pos = 0;
-	if (o->codec == ETL_CODEC_LZ4) {
-		size_t h = LZ4F_compressBegin(lz, out, out_cap, NULL);
-		if (LZ4F_isError(h) || write(out_fd, out, h) != (ssize_t)h)
-			goto end;
-	}
 	for (;;) {
-		ssize_t k = pread(in_fd, in, 1 << 20, (off_t)pos);
+		ssize_t k = pread(in_fd, in, COMMIT_PIECE, (off_t)pos);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
 			goto end;
 		pos += (uint64_t)k;
-		int last = k == 0;
-		if (o->codec == ETL_CODEC_GZIP) {
-			zs.next_in = in;
-			zs.avail_in = (uInt)k;
-			do {
-				zs.next_out = out;
-				zs.avail_out = (uInt)out_cap;
-				int zr = deflate(&zs, last ? Z_FINISH : Z_NO_FLUSH);
-				if (zr == Z_STREAM_ERROR)
-					goto end;
-				size_t have = out_cap - zs.avail_out;
-				if (have && write(out_fd, out, have) != (ssize_t)have)
-					goto end;
-			} while (zs.avail_out == 0);
-		} else {
-			size_t h = last ? LZ4F_compressEnd(lz, out, out_cap, NULL)
-			                : LZ4F_compressUpdate(lz, out, out_cap, in, (size_t)k, NULL);
-			if (LZ4F_isError(h) || (h && write(out_fd, out, h) != (ssize_t)h))
-				goto end;
-		}
-		if (last)
+		if (etl__zout_put(&z, to, in, (size_t)k, k == 0) != 0)
+			goto end;
+		if (k == 0)
 			break;
 	}
 	rc = 0;
 end:
-	if (zinit)
-		deflateEnd(&zs);
-	if (lz)
-		LZ4F_freeCompressionContext(lz);
+	etl__zout_free(&z);
 	free(in);
-	free(out);
 	if (rc != 0 && errno == 0)
 		errno = EIO;
 	return rc;
@@ -315,7 +344,7 @@ int etl__out_commit(struct etl_out *o)
 			close(o->fd);
 			o->fd = -1;
 			errno = e;
-			return -1;
+			return ETL_OUT_EWRITE;
 		}
 		o->fd = -1;
 		o->kind = ETL_OUT_NONE;
@@ -324,19 +353,21 @@ int etl__out_commit(struct etl_out *o)
 	/* The temporary is new, so it only holds more than was written last
 	 * when a raw copy replaced a longer header buffer. */
 	if (ftruncate(o->fd, (off_t)o->size) != 0)
-		return -1;
+		return ETL_OUT_EWRITE;
 	if (o->codec != ETL_CODEC_NONE) {
 		char *tmp2 = NULL;
-		int fd2 = make_temp(o->path, &tmp2);
+		struct etl_out to;
+		int fd2 = etl__io_temp_beside(o->path, &tmp2);
 		if (fd2 < 0)
-			return -1;
-		if (compress_to(o, o->fd, fd2) != 0 || close(fd2) != 0) {
+			return ETL_OUT_ECOMPRESS;
+		etl__out_open_stream(&to, fd2);
+		if (compress_to(o, o->fd, &to) != 0 || close(fd2) != 0) {
 			int e = errno;
 			close(fd2);
 			unlink(tmp2);
 			free(tmp2);
 			errno = e;
-			return -1;
+			return ETL_OUT_ECOMPRESS;
 		}
 		unlink(o->tmp);
 		free(o->tmp);
@@ -344,11 +375,11 @@ int etl__out_commit(struct etl_out *o)
 	}
 	if (close(o->fd) != 0) {
 		o->fd = -1;
-		return -1;
+		return ETL_OUT_EWRITE;
 	}
 	o->fd = -1;
 	if (rename(o->tmp, o->path) != 0)
-		return -1;
+		return ETL_OUT_ERENAME;
 	free(o->tmp);
 	o->tmp = NULL;
 	o->kind = ETL_OUT_NONE;

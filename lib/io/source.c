@@ -10,6 +10,10 @@
  * Time-ordered reading revisits buffers, so it asks for MEM (need_random)
  * and a STREAM is then spooled to disk, never to memory: memory stays
  * bounded by the buffers in flight whatever the input size.
+ *
+ * etl_spool_fd() (include/etl_io.h) gives callers the same spooling for a
+ * stream they want to open several times (standard input read by more
+ * than one reader): the bytes as they come, undecoded, in a temporary.
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
@@ -24,6 +28,8 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "etl_errors.h"
+#include "etl_io.h"
+#include "lib/io/files.h"
 #include "lib/io/source.h"
 
 #define IN_CHUNK (256u * 1024u)
@@ -197,47 +203,29 @@ static int setup_codec(struct etl_src *src)
 	return ETL_OK;
 }
 
+static long pull_decoded(void *ctx, uint8_t *buf, size_t n)
+{
+	return stream_read(ctx, buf, n);
+}
+
 /* Copies the whole decoded stream into an unlinked temporary file and maps
  * it, turning a STREAM into MEM. */
 static int spool(struct etl_src *src)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/libetl-spool-XXXXXX", dir && *dir ? dir : "/tmp");
-	int tfd = mkstemp(path);
-	if (tfd < 0)
-		return fail(src, "Cannot create a temporary file to spool the input");
-	unlink(path);
-	uint8_t *buf = malloc(IN_CHUNK);
+	static const char *const failed[] = {
+		"Cannot create a temporary file to spool the input", "Cannot read the input",
+		"Cannot write the spool file",
+	};
 	uint64_t total = 0;
-	if (!buf) {
-		close(tfd);
-		snprintf(src->errmsg, sizeof src->errmsg, "Out of memory");
-		return ETL_FATAL;
-	}
-	for (;;) {
-		long got = stream_read(src, buf, IN_CHUNK);
-		if (got < 0) {
-			free(buf);
-			close(tfd);
-			return fail(src, "Cannot read the input");
+	int step;
+	int tfd = etl__io_spool("libetl-spool", pull_decoded, src, &total, &step);
+	if (tfd < 0) {
+		if (step == 3) {
+			snprintf(src->errmsg, sizeof src->errmsg, "Out of memory");
+			return ETL_FATAL;
 		}
-		if (got == 0)
-			break;
-		for (long w = 0; w < got;) {
-			ssize_t k = write(tfd, buf + w, (size_t)(got - w));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				free(buf);
-				close(tfd);
-				return fail(src, "Cannot write the spool file");
-			}
-			w += k;
-		}
-		total += (uint64_t)got;
+		return fail(src, failed[step]);
 	}
-	free(buf);
 	if (src->map) {            /* the compressed input is no longer needed */
 		munmap(src->map, src->map_len);
 		src->map = NULL;
@@ -415,4 +403,34 @@ void etl__src_close(struct etl_src *src)
 	free(src->win);
 	memset(src, 0, sizeof *src);
 	src->fd = -1;
+}
+
+/* ---- public: a stream made readable at any offset --------------------- */
+
+static long pull_fd(void *ctx, uint8_t *buf, size_t n)
+{
+	int fd = *(const int *)ctx;
+	for (;;) {
+		ssize_t got = read(fd, buf, n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		return (long)got;
+	}
+}
+
+int etl_spool_fd(int fd)
+{
+	struct stat st;
+	uint64_t size;
+	int step;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		return fd;
+	int tfd = etl__io_spool("libetl-spool", pull_fd, &fd, &size, &step);
+	if (tfd >= 0 && lseek(tfd, 0, SEEK_SET) != 0) {
+		int e = errno;
+		close(tfd);
+		errno = e;
+		return -1;
+	}
+	return tfd;
 }

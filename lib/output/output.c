@@ -269,6 +269,18 @@ static int misuse(etl_output *o, const char *what)
 	return ETL_FAILED;
 }
 
+int etl_output_set_flags(etl_output *o, unsigned flags)
+{
+	if (!o)
+		return ETL_FAILED;
+	if (o->state != ETL_OST_NEW)
+		return misuse(o, "etl_output_set_flags() called after etl_output_begin()");
+	if ((flags & ~ETL_OUTPUT_TEXT_RECORD) || (flags && o->ops != &etl__out_text))
+		return misuse(o, "etl_output_set_flags(): a flag the format does not have");
+	o->r.flags = flags;
+	return ETL_OK;
+}
+
 int etl_output_begin(etl_output *o, const struct etl_logfile *lf)
 {
 	if (!o)

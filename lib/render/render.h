@@ -224,6 +224,7 @@ struct etl_render {
 	void *priv;                    /* the renderer's state                */
 	struct etl_outbuf buf;         /* the renderer formats an event here  */
 	const char *format;            /* "xml", ... for messages             */
+	unsigned flags;                /* etl_output_set_flags()              */
 	etl_output_write_fn write;
 	void *ctx;
 	int failed;                    /* a write or memory failure: only

@@ -16,44 +16,8 @@
 #include "lib/write/header_buffer.h"
 #include "etl_writer.h"
 
-/* ---- output (lib/io/sink.c) --------------------------------------- */
-enum { ETL_OUT_NONE = 0, ETL_OUT_PATH, ETL_OUT_FD, ETL_OUT_SINK };
-
-struct etl_out {
-	int kind;
-	int fd;                    /* PATH: the temporary file; FD: caller's  */
-	char *path;                /* PATH: the target                        */
-	char *tmp;                 /* PATH: the temporary beside it           */
-	int codec;                 /* enum etl_codec, from the path's suffix  */
-	etl_sink_write_fn fn;      /* SINK                                    */
-	void *ctx;
-	uint64_t size;             /* highest offset written                  */
-	int in_place;              /* PATH written directly (no temporary,
-	                              no rename, kept on abandon): the tracing
-	                              runtime's files, readable after a crash  */
-	uint64_t prealloc_end;     /* in place: disk space allocated up to
-	                              here beyond the size (FALLOC_FL_KEEP_SIZE:
-	                              the file's size never includes it)       */
-	int prealloc_off;          /* the file system cannot preallocate      */
-	uint64_t prealloc_cap;     /* never beyond (the file's size limit),
-	                              0: no limit                             */
-};
-
-/* 0 on success, -1 with errno set. */
-int etl__out_open_path(struct etl_out *o, const char *path);
-/* The same, writing path itself (created or truncated) in place. */
-int etl__out_open_path_inplace(struct etl_out *o, const char *path);
-void etl__out_open_fd(struct etl_out *o, int fd);
-void etl__out_open_sink(struct etl_out *o, etl_sink_write_fn fn, void *ctx);
-int etl__out_write(struct etl_out *o, uint64_t off, const void *data, size_t n);
-/* The same for n pieces written one after the other from off (one system
- * call for all when the output is a file). */
-int etl__out_writev(struct etl_out *o, uint64_t off, const struct iovec *iov, int n);
-/* Makes the output final (PATH: compress if asked, rename over target). */
-int etl__out_commit(struct etl_out *o);
-/* Drops the output (PATH: removes the temporary, target untouched). */
-void etl__out_abandon(struct etl_out *o);
-void etl__out_release(struct etl_out *o);
+/* ---- output: struct etl_out (lib/io/sink.h) ---------------------------- */
+#include "lib/io/sink.h"
 
 /* ---- writer ----------------------------------------------------------- */
 struct etl__wc;                /* lib/write/compress_stage.h              */

@@ -1,0 +1,137 @@
+/*
+ * convert_input.c - the inputs of one etlconvert run: every file opened in
+ * time order before any output is made, merged by UTC time (etl_merge),
+ * each with its own copy of the filters (relative times count from each
+ * input's start), damage reported as it is met.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "convert.h"
+
+/* The merge's filter: the header buffer's records (-f etl copies them
+ * apart), then the command line's filters. */
+static int keep_event(void *ctx, int input, const struct etl_event *ev)
+{
+	struct convert_inputs *ins = ctx;
+	struct convert_input *in = &ins->v[input];
+	if (!ins->header_buffer && in->lf->present && ev->buffer_offset == 0)
+		return 0;
+	return cli_filter_match(&in->filter, ev);
+}
+
+etl_reader *convert_reopen(const struct convert_input *in, int order)
+{
+	int st;
+	return cli_open_reader(in->name, in->path, in->fd, order, &st);
+}
+
+/* Opens one input. Standard input may be named once; with spool it is
+ * first copied to a temporary file (-f etl reads inputs more than once). */
+static int open_input(struct convert_input *in, const char *path, const struct convert_options *o,
+                      int spool, int *stdin_used)
+{
+	in->path = path;
+	in->name = cli_display_name(path);
+	if (strcmp(path, "-") == 0) {
+		if ((*stdin_used)++) {
+			cli_message("standard input can be read only once");
+			return CLI_EXIT_USAGE;
+		}
+		if (spool && (in->fd = etl_spool_fd(STDIN_FILENO)) < 0) {
+			cli_message("%s: cannot copy it to a temporary file: %s", in->name, strerror(errno));
+			return CLI_EXIT_IO;
+		}
+	}
+	int st;
+	if (!(in->r = cli_open_reader(in->name, in->path, in->fd, ETL_ORDER_TIME, &st)))
+		return CLI_EXIT_IO;
+	if (st == ETL_WARN)
+		cli_reader_problem(in->name, "warning: ", in->r);
+	in->lf = etl_reader_logfile(in->r);
+	in->filter = o->filter;
+	cli_filter_begin_file(&in->filter, in->lf);
+	return CLI_EXIT_CLEAN;
+}
+
+int convert_open_inputs(struct convert_inputs *ins, char **paths, int n,
+                        const struct convert_options *o, int spool, int header_buffer)
+{
+	int stdin_used = 0;
+	memset(ins, 0, sizeof *ins);
+	ins->header_buffer = header_buffer;
+	ins->v = calloc((size_t)n, sizeof *ins->v);
+	ins->m = etl_merge_new(header_buffer ? ETL_MERGE_HEADER_FIRST : 0);
+	if (!ins->v || !ins->m) {
+		cli_message("out of memory");
+		convert_free_inputs(ins);
+		return CLI_EXIT_IO;
+	}
+	for (int i = 0; i < n; i++)
+		ins->v[i].fd = -1;
+	ins->n = n;
+	for (int i = 0; i < n; i++) {
+		int rc = open_input(&ins->v[i], paths[i], o, spool, &stdin_used);
+		if (rc == CLI_EXIT_CLEAN && etl_merge_add(ins->m, ins->v[i].r) != i) {
+			cli_message("out of memory");
+			rc = CLI_EXIT_IO;
+		}
+		if (rc != CLI_EXIT_CLEAN) {
+			convert_free_inputs(ins);
+			return rc;
+		}
+	}
+	etl_merge_set_filter(ins->m, keep_event, ins);
+	uint64_t total;
+	etl_merge_progress(ins->m, NULL, &total);
+	cli_progress_init(&ins->pg, o->progress_ok && total > CLI_PROGRESS_MIN_SIZE, NULL);
+	return CLI_EXIT_CLEAN;
+}
+
+int convert_next(struct convert_inputs *ins, const struct etl_event **ev, struct convert_input **in)
+{
+	int i;
+	if (ins->pg.on && (++ins->tick & 0x3FFF) == 0) {
+		uint64_t done, total;
+		etl_merge_progress(ins->m, &done, &total);
+		cli_progress_show(&ins->pg, done, total);
+	}
+	for (;;) {
+		int st = etl_merge_next(ins->m, ev, &i);
+		if (st == ETL_END)
+			return 0;
+		*in = &ins->v[i];
+		if (st == ETL_OK)
+			return 1;
+		cli_error_at((*in)->name, etl_merge_erroff(ins->m), st == ETL_WARN ? "warning: " : "",
+		             etl_merge_errmsg(ins->m));
+		if (st == ETL_FATAL) {
+			(*in)->rc = CLI_EXIT_IO;
+			return -1;
+		}
+		if (st == ETL_FAILED)
+			(*in)->rc = cli_worse((*in)->rc, CLI_EXIT_DAMAGE);
+	}
+}
+
+int convert_status(const struct convert_inputs *ins)
+{
+	int rc = CLI_EXIT_CLEAN;
+	for (int i = 0; i < ins->n; i++)
+		rc = cli_worse(rc, ins->v[i].rc);
+	return rc;
+}
+
+void convert_free_inputs(struct convert_inputs *ins)
+{
+	cli_progress_clear(&ins->pg);
+	etl_merge_free(ins->m);
+	for (int i = 0; ins->v && i < ins->n; i++) {
+		etl_reader_free(ins->v[i].r);
+		if (ins->v[i].fd > STDIN_FILENO)
+			close(ins->v[i].fd);
+	}
+	free(ins->v);
+	memset(ins, 0, sizeof *ins);
+}

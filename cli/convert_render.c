@@ -1,0 +1,101 @@
+/*
+ * convert_render.c - etlconvert -f xml|json|jsonl|csv|text: the events of
+ * every input, merged by UTC time, decoded (one etl_decoder for the run)
+ * and rendered with etl_output (include/etl_output.h) to standard output
+ * or to a file written safely (etl_outfile: a temporary beside it renamed
+ * over it on success; a name ending in .gz or .lz4 compressed).
+ *
+ * Every record passes (the header buffers' too) unless a filter drops it,
+ * except the first input's logfile-header record, which always passes and
+ * is sent first (ETL_MERGE_HEADER_FIRST): etl_output makes it the header
+ * event. The other inputs' logfile-header records are written as ordinary
+ * events.
+ */
+#include <string.h>
+#include <unistd.h>
+#include "convert.h"
+
+static int to_outfile(void *ctx, const void *p, size_t n)
+{
+	return etl_outfile_write(ctx, p, n);
+}
+
+/* The manifests and TMF files of the command line. @return :
+ * CLI_EXIT_CLEAN, else the exit status (reported). */
+static int load_decoding(etl_decoder *dec, const struct convert_options *o)
+{
+	for (int i = 0; i < o->n_manifests + o->n_tmfs; i++) {
+		int manifest = i < o->n_manifests;
+		int rc = manifest ? etl_decoder_add_manifest(dec, o->manifests[i])
+		                  : etl_decoder_add_tmf(dec, o->tmfs[i - o->n_manifests]);
+		if (rc != ETL_OK) {
+			cli_message("%s: %s", manifest ? "--manifest" : "--tmf", etl_decoder_errmsg(dec));
+			return rc == ETL_FATAL ? CLI_EXIT_IO : CLI_EXIT_USAGE;
+		}
+	}
+	return CLI_EXIT_CLEAN;
+}
+
+/* Every event of the merge through the decoder into out. @return : 0, or
+ * -1 when the run failed (an input, memory or the output). */
+static int render_events(struct convert_inputs *ins, etl_decoder *dec, etl_output *out)
+{
+	const struct etl_event *ev;
+	struct convert_input *in;
+	int more;
+	if (etl_output_begin(out, ins->v[0].lf) != ETL_OK)
+		return -1;
+	while ((more = convert_next(ins, &ev, &in)) > 0) {
+		const struct etl_decoded *d = NULL;
+		if (etl_decoder_decode(dec, ev, &d) == ETL_FATAL) {
+			cli_progress_clear(&ins->pg);
+			cli_message("out of memory decoding an event");
+			return -1;
+		}
+		if (etl_output_event(out, ev, d) != ETL_OK)
+			return -1;
+	}
+	cli_progress_clear(&ins->pg);
+	if (more < 0)
+		return -1;
+	return etl_output_end(out) == ETL_OK ? 0 : -1;
+}
+
+int convert_render(const struct convert_options *o, char **paths, int n)
+{
+	struct convert_inputs ins;
+	int to_stdout = !o->output || strcmp(o->output, "-") == 0;
+	const char *name = to_stdout ? "(standard output)" : o->output;
+	int rc = convert_open_inputs(&ins, paths, n, o, 0, 1);
+	if (rc != CLI_EXIT_CLEAN)
+		return rc;
+	etl_outfile *f = etl_outfile_new();
+	etl_decoder *dec = etl_decoder_new();
+	etl_output *out = f ? etl_output_new(o->format, to_outfile, f) : NULL;
+	if (!dec || !out) {
+		cli_message("out of memory");
+		rc = CLI_EXIT_IO;
+	} else if ((rc = load_decoding(dec, o)) != CLI_EXIT_CLEAN) {
+		;
+	} else if ((to_stdout ? etl_outfile_open_fd(f, STDOUT_FILENO) : etl_outfile_open(f, o->output)) !=
+	           ETL_OK) {
+		cli_error(name, etl_outfile_errmsg(f));
+		rc = CLI_EXIT_IO;
+	} else {
+		int failed = render_events(&ins, dec, out) != 0;
+		if (failed && etl_outfile_errmsg(f)[0])
+			cli_error(name, etl_outfile_errmsg(f));
+		else if (failed && etl_output_errcode(out) != ETL_E_NONE)
+			cli_error(name, etl_output_errmsg(out));
+		if (!failed && etl_outfile_commit(f) != ETL_OK) {
+			cli_error(name, etl_outfile_errmsg(f));
+			failed = 1;
+		}
+		rc = failed ? CLI_EXIT_IO : convert_status(&ins);
+	}
+	etl_output_free(out);
+	etl_outfile_free(f);
+	etl_decoder_free(dec);
+	convert_free_inputs(&ins);
+	return rc;
+}
