@@ -72,6 +72,7 @@ struct etl_decoder {
 
 	char err[512];                  /* message of the current failure    */
 	char errmsg[256];               /* etl_decoder_errmsg()              */
+	int errcode;                    /* etl_decoder_errcode()             */
 
 	struct cache_entry **buckets;
 	size_t n_buckets;               /* power of two                      */
@@ -173,12 +174,34 @@ void etl_decoder_free(etl_decoder *d)
 	free(d);
 }
 
+/* The reason of a schema loader's failure, read from the format of its
+ * message: every loader reports through etl__dec_set_errmsg(), and the
+ * formats are few ("%s:%u: %s", FILE:LINE, for invalid content; "%s: out
+ * of memory"; "no ... path given"; ...). The format, not the formatted
+ * text, so that no path can look like a reason. */
+static int loader_errcode(const char *fmt)
+{
+	size_t n = strlen(fmt);
+	if (n >= 13 && strcmp(fmt + n - 13, "out of memory") == 0)
+		return ETL_E_NOMEM;
+	if (strstr(fmt, ":%"))
+		return ETL_E_BAD_VALUE;
+	if (strncmp(fmt, "no ", 3) == 0 && n >= 6 && strcmp(fmt + n - 6, " given") == 0)
+		return ETL_E_MISUSE;
+	if (strstr(fmt, " larger than "))
+		return ETL_E_LIMIT;
+	if (strstr(fmt, " file in this directory"))
+		return ETL_E_NOT_FOUND;
+	return ETL_E_IO;
+}
+
 void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(d->errmsg, sizeof d->errmsg, fmt, ap);
 	va_end(ap);
+	d->errcode = loader_errcode(fmt);
 }
 
 const char *etl_decoder_errmsg(const etl_decoder *d)
@@ -186,6 +209,11 @@ const char *etl_decoder_errmsg(const etl_decoder *d)
 	if (!d)
 		return "no decoder";
 	return d->errmsg;
+}
+
+int etl_decoder_errcode(const etl_decoder *d)
+{
+	return d ? d->errcode : ETL_E_MISUSE;
 }
 
 /* ---- result storage -------------------------------------------------- */
