@@ -168,7 +168,8 @@ $(O)/bench/%: $(OBJ)/bench/%.o $(LIB_A)
 ## check: install dependencies, build, run the unit/corpus/CLI tests and replay the fuzz corpora
 check: deps
 	$(Q)$(MAKE) --no-print-directory all test-build
-	$(Q)sh tests/run.sh $(O)
+	$(Q)CC="$(CC)" CXX="$(CXX)" ETL_SANITIZE="$(SANITIZE)" ETL_SAN_FLAGS="$(SAN_FLAGS)" \
+		sh tests/run.sh $(O)
 
 test-build: $(TEST_BINS) $(FUZZ_REPLAY_BINS) $(CLI_BINS) $(PROG_BINS)
 
