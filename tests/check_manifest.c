@@ -416,6 +416,7 @@ static void gc_check(const struct etl_event *ev, const struct etl_decoded *r, si
 
 START_TEST(test_corpus_clr)
 {
+	TU_NEED_CORPUS();
 	etl_decoder *d = real_decoder();
 	size_t st = 0;
 	struct tally t = run_file(d, "clr-gc-circular.etl", gc_check, &st);
@@ -466,6 +467,7 @@ static void proc_check(const struct etl_event *ev, const struct etl_decoded *r, 
 
 START_TEST(test_corpus_http_process)
 {
+	TU_NEED_CORPUS();
 	etl_decoder *d = real_decoder();
 	size_t st = 0;
 	struct tally t = run_file(d, "win7-httpservice-manifest.etl", http_check, &st);
