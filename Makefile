@@ -26,6 +26,9 @@ ETL_CORPUS  ?= ../shared/corpus
 export ETL_CORPUS
 
 Q = $(if $(filter 1,$(V) $(VERBOSE)),,@)
+# A make that `make run` / `make check` start prints nothing when there is
+# nothing to build (no "Nothing to be done" lines), unless V=1.
+SUBMAKE := $(MAKE) --no-print-directory $(if $(Q),-s)
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -130,7 +133,7 @@ deps:
 
 ## run: install dependencies, build, and run the tools on bundled samples
 run: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(SUBMAKE) all
 	$(Q)echo "== etldump --header $(SAMPLE)"
 	$(Q)./$(O)/bin/etldump --header $(SAMPLE)
 	$(Q)echo "== etldump $(SAMPLE)"
@@ -167,18 +170,33 @@ $(O)/bench/%: $(OBJ)/bench/%.o $(LIB_A)
 
 ## check: install dependencies, build, run the unit/corpus/CLI tests and replay the fuzz corpora
 check: deps
-	$(Q)$(MAKE) --no-print-directory all test-build
-	$(Q)sh tests/run.sh $(O)
+	$(Q)$(SUBMAKE) all test-build
+	$(Q)CC="$(CC)" CXX="$(CXX)" ETL_SANITIZE="$(SANITIZE)" ETL_SAN_FLAGS="$(SAN_FLAGS)" \
+		sh tests/run.sh $(O)
 
 test-build: $(TEST_BINS) $(FUZZ_REPLAY_BINS) $(CLI_BINS) $(PROG_BINS)
 
 ## fuzz: build the libFuzzer harnesses with clang into build-fuzz/
 fuzz: $(FUZZ_BINS)
 
-FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -pthread $(INCLUDES) $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(LIB_SRCS) $(shell find include lib formats -name '*.h')
+# The library is compiled once with the fuzzing instrumentation (coverage
+# without libFuzzer's main: fuzzer-no-link) into build-fuzz/libetl-fuzz.a,
+# and each harness links against it.
+FUZZ_SAN := address,undefined
+FUZZ_CFLAGS := -std=c11 -O1 -g -D_DEFAULT_SOURCE -pthread $(INCLUDES) $(PKG_CFLAGS) -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(patsubst %.c,build-fuzz/obj/%.o,$(LIB_SRCS))
+FUZZ_LIB := build-fuzz/libetl-fuzz.a
+
+build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(PKG_LIBS) -lm
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(FUZZ_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -MMD -MP -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lm
 
 ## bench: reading (bench/read), conversion (bench/convert) and tracing-runtime (bench/runtime) figures
 bench: all $(BENCH_BINS)
@@ -227,4 +245,4 @@ clean:
 help:
 	@grep -E '^## ' Makefile | sed 's/^## /  /'
 
--include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+-include $(shell find $(OBJ) build-fuzz -name '*.d' 2>/dev/null)

@@ -10,6 +10,7 @@
 #define ETL_VERSION_PATCH 0
 
 #include "etl_errors.h"
+#include "etl_util.h"
 #include "etl_event.h"
 #include "etl_reader.h"
 #include "etl_compress.h"

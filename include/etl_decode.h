@@ -196,15 +196,16 @@ ETL_API int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const
  *  function that loads schemas (add_manifest, add_tmf). */
 ETL_API const char *etl_decoder_errmsg(const etl_decoder *d);
 
-/*! etl_provider_guid_from_name() : the GUID EventSource and TraceLogging
- *  derive from a provider name (uppercased, UTF-16BE, SHA-1 with the
- *  EventSource namespace, version 5 bits). name is UTF-8.
- *  Uppercasing is per UTF-16 code unit, simple one-to-one mappings only (as
- *  Windows' invariant uppercasing): ASCII, Latin-1 (U+00FF -> U+0178,
- *  U+00B5 -> U+039C, sharp s unchanged), Latin Extended-A, basic Greek and
- *  Cyrillic letters; other characters are hashed as they are.
- *  @return : ETL_OK, or ETL_FAILED for invalid UTF-8. */
-ETL_API int etl_provider_guid_from_name(const char *name, struct etl_guid *out);
+/*! etl_decoder_errcode() : reason (enum etl_errcode) of the last failure
+ *  of a function that loads schemas, the one etl_decoder_errmsg()
+ *  describes: ETL_E_IO when the path cannot be read, ETL_E_BAD_VALUE for
+ *  invalid content (the message names FILE:LINE), ETL_E_NOT_FOUND for a
+ *  directory without such files, ETL_E_LIMIT for a file over 64 MiB,
+ *  ETL_E_MISUSE for a NULL path, ETL_E_NOMEM when memory is short;
+ *  ETL_E_NONE if none failed yet. A later success leaves it as it is. An
+ *  event that fails to decode reports its reason in its result (struct
+ *  etl_decoded.errcode), not here. ETL_E_MISUSE when d is NULL. */
+ETL_API int etl_decoder_errcode(const etl_decoder *d);
 
 /*! etl_decoder_add_manifest() : loads instrumentation manifest XML
  *  (decoding.md §3) into d: a file, or a directory whose every *.man and

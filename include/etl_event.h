@@ -1,6 +1,7 @@
 /*
  * etl_event.h - the unified, read-only event view shared by every trace
- * header type, plus GUIDs and extended data items.
+ * header type, and its extended data items. (GUIDs and the names of
+ * well-known providers are in etl_util.h, included here.)
  *
  * An ETL record starts with one of several "trace headers" (SYSTEM, COMPACT,
  * PERFINFO, FULL/EVENT_TRACE_HEADER, INSTANCE, EVENT_HEADER, MESSAGE). The
@@ -20,36 +21,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "etl_util.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A GUID in host form. On disk it is Data1 u32 LE, Data2 u16 LE, Data3 u16 LE,
- * Data4 8 raw bytes. */
-struct etl_guid {
-	uint32_t data1;
-	uint16_t data2;
-	uint16_t data3;
-	uint8_t  data4[8];
-};
-
-/* Length of "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" plus NUL. */
-#define ETL_GUID_STRLEN 37
-
-/*! etl_guid_format() : writes g as lower-case "8-4-4-4-12" text into out,
- *  which must hold ETL_GUID_STRLEN bytes. @return : out. */
-ETL_API char *etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRLEN]);
-
-/*! etl_guid_parse() : parses "8-4-4-4-12" text, optionally in braces, any
- *  case. @return : ETL_OK, or ETL_FAILED if s is not a GUID. */
-ETL_API int etl_guid_parse(const char *s, struct etl_guid *out);
-
-/*! etl_guid_equal() : @return : 1 if a and b are the same GUID, else 0. */
-ETL_API int etl_guid_equal(const struct etl_guid *a, const struct etl_guid *b);
-
-/*! etl_guid_is_null() : @return : 1 if every byte of g is zero. */
-ETL_API int etl_guid_is_null(const struct etl_guid *g);
 
 /* Trace header kinds. The numbering is the library's own and stable. */
 enum etl_hdr_kind {
@@ -296,17 +272,6 @@ ETL_API void etl_ext_iter_init(struct etl_ext_iter *it, const struct etl_event *
  *  @return : ETL_OK, or ETL_END after the last one. The chain was validated
  *  when the event was read, so no other value is returned. */
 ETL_API int etl_ext_iter_next(struct etl_ext_iter *it, struct etl_ext_item *item);
-
-/*! etl_kernel_group_provider() : the provider GUID and name that consumers
- *  give the kernel event group `group` (HookId >> 8).
- *  @return : the static name ("Process", "DiskIo", ...) and fills *guid, or
- *  NULL (guid untouched) for a group without a known provider. */
-ETL_API const char *etl_kernel_group_provider(unsigned group, struct etl_guid *guid);
-
-/*! etl_known_provider_name() : name of a well-known provider GUID (kernel
- *  groups, EventTrace, EventMetadata, ImageId, SystemConfigEx).
- *  @return : static string, or NULL. */
-ETL_API const char *etl_known_provider_name(const struct etl_guid *guid);
 
 #ifdef __cplusplus
 }

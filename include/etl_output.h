@@ -54,6 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "etl_errors.h"
+#include "etl_util.h"
 #include "etl_event.h"
 #include "etl_reader.h"
 #include "etl_decode.h"
@@ -64,10 +65,9 @@ extern "C" {
 
 typedef struct etl_output etl_output;
 
-/* The sink: receives the output bytes in order (n > 0). Returns 0 when all
- * n bytes were written, anything else on failure; the output then fails
- * with ETL_E_IO and writes nothing more. */
-typedef int (*etl_output_write_fn)(void *ctx, const void *data, size_t n);
+/* The sink is an etl_output_write_fn (etl_util.h): it receives the output
+ * bytes in order and returns 0 when all were written; on anything else the
+ * output fails with ETL_E_IO and writes nothing more. */
 
 /*! etl_output_format_known() : @return : 1 if format is one of "xml",
  *  "json", "jsonl", "csv", "text" (exact, lower case), else 0. */
@@ -134,16 +134,6 @@ ETL_API const char *etl_output_errmsg(const etl_output *o);
  *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) when etl_output_begin() was
  *  called or a flag does not go with the format. */
 ETL_API int etl_output_set_flags(etl_output *o, unsigned flags);
-
-/*! etl_json_escape() : writes n bytes of s as a JSON string literal,
- *  quotes included, through write(ctx, ...) (in runs). Valid UTF-8 passes
- *  through; '"' and '\\' become \" and \\; \b \f \n \r \t their short
- *  escapes; other control characters \u00XX; bytes that are not valid
- *  UTF-8 \ufffd. With ETL_JSON_ESCAPE_U00XX every control character and
- *  DEL (0x7F) becomes \u00XX instead. The output is valid JSON whatever s
- *  holds. @return : 0, or -1 as soon as write() fails. */
-#define ETL_JSON_ESCAPE_U00XX 1u
-ETL_API int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn write, void *ctx);
 
 #ifdef __cplusplus
 }

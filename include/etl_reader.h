@@ -228,16 +228,6 @@ ETL_API uint64_t etl_reader_erroff(const etl_reader *r);
  *  @return : ETL_OK, or ETL_FAILED if the file has no usable anchor. */
 ETL_API int etl_reader_time_to_utc(const etl_reader *r, int64_t raw, int64_t *filetime);
 
-/*! etl_filetime_format() : formats a FILETIME as ISO 8601 UTC with seven
- *  fractional digits, "2020-02-17T12:48:30.1234567Z", into out (at least
- *  ETL_TIME_STRLEN bytes). @return : out. */
-#define ETL_TIME_STRLEN 40
-ETL_API char *etl_filetime_format(int64_t filetime, char *out, size_t outlen);
-
-/*! etl_filetime_parse() : parses "YYYY-MM-DD[THH:MM[:SS[.fffffff]]][Z]".
- *  @return : ETL_OK, or ETL_FAILED on bad syntax. */
-ETL_API int etl_filetime_parse(const char *s, int64_t *filetime);
-
 /* ---- EventTrace group records (HookId 0x00xx) ------------------------ */
 
 /*! etl_eventtrace_name() : name of an EventTrace-group record by its
@@ -272,9 +262,6 @@ struct etl_partition_info {
 /*! etl_eventtrace_partition() : decodes a PartitionInfoExtension record.
  *  @return : ETL_OK, or ETL_FAILED if ev is another record or too short. */
 ETL_API int etl_eventtrace_partition(const struct etl_event *ev, struct etl_partition_info *out);
-
-/*! etl_version_string() : the library version, "MAJOR.MINOR.PATCH". */
-ETL_API const char *etl_version_string(void);
 
 #ifdef __cplusplus
 }

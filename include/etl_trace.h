@@ -77,7 +77,6 @@
 
 #include "etl_export.h"
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "etl_errors.h"
@@ -245,14 +244,30 @@ typedef void (*etl_enable_fn)(void *ctx, int is_enabled, uint8_t level,
 
 /* A provider registration. Declare it static or zero it before register;
  * the caller owns the memory, which must stay valid until unregister
- * returns. The three atomics are the aggregate over every session the
+ * returns. state, any and all are the aggregate over every session the
  * provider is enabled on, read by etl_event_enabled(); the rest is
- * private. */
+ * private.
+ *
+ * Atomicity. The library changes the three fields while other threads
+ * read them, so they are only ever accessed with the __atomic builtins of
+ * GCC and Clang (__atomic_load_n / __atomic_store_n), never as _Atomic
+ * objects: _Atomic is C-only, and this header must compile as C and C++
+ * with one layout. A relaxed __atomic_load_n is the plain load that
+ * atomic_load_explicit(..., memory_order_relaxed) was, so the disabled
+ * fast path still costs one load and a branch. The 64-bit fields are
+ * 8-byte aligned so that their loads are single, untorn accesses on
+ * 32-bit targets too. Programs read them through etl_event_enabled() and
+ * etl_provider_enabled() only. */
+#ifdef __cplusplus
+#define ETL__ALIGN8 alignas(8)
+#else
+#define ETL__ALIGN8 _Alignas(8)
+#endif
 typedef struct etl_provider {
-	_Atomic uint32_t state;      /* 0: enabled nowhere; else
+	uint32_t state;              /* 0: enabled nowhere; else
 	                                0x100 | highest level                   */
-	_Atomic uint64_t any;        /* OR of the sessions' match_any          */
-	_Atomic uint64_t all;        /* AND of the sessions' match_all         */
+	ETL__ALIGN8 uint64_t any;    /* OR of the sessions' match_any          */
+	ETL__ALIGN8 uint64_t all;    /* AND of the sessions' match_all         */
 	struct etl__provider_impl *impl;
 } etl_provider;
 
@@ -283,22 +298,22 @@ ETL_API struct etl_guid etl_provider_guid(const etl_provider *p);
  *  exact per-session filters reject later, never no for one they accept. */
 static inline int etl_event_enabled(const etl_provider *p, uint8_t level, uint64_t keyword)
 {
-	uint32_t st = atomic_load_explicit(&p->state, memory_order_relaxed);
+	uint32_t st = __atomic_load_n(&p->state, __ATOMIC_RELAXED);
 	if (st == 0)
 		return 0;
 	if (level != 0 && level > (uint8_t)st)
 		return 0;
 	if (keyword == 0)
 		return 1;
-	uint64_t any = atomic_load_explicit(&p->any, memory_order_relaxed);
-	uint64_t all = atomic_load_explicit(&p->all, memory_order_relaxed);
+	uint64_t any = __atomic_load_n(&p->any, __ATOMIC_RELAXED);
+	uint64_t all = __atomic_load_n(&p->all, __ATOMIC_RELAXED);
 	return (keyword & any) != 0 && (keyword & all) == all;
 }
 
 /*! etl_provider_enabled() : whether p is enabled on any session. */
 static inline int etl_provider_enabled(const etl_provider *p)
 {
-	return atomic_load_explicit(&p->state, memory_order_relaxed) != 0;
+	return __atomic_load_n(&p->state, __ATOMIC_RELAXED) != 0;
 }
 
 /* ---- writing ----------------------------------------------------------- */

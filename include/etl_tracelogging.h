@@ -107,18 +107,33 @@
 extern "C" {
 #endif
 
-/* ---- run-time helpers (internal) --------------------------------------- */
+/* ---- the write ETL_TL_WRITE makes ------------------------------------ */
 
-/* struct etl_data.reserved of a piece preceded by a u16 count: this flag
- * | element size (the count written is size / element size). */
+/* struct etl_data.reserved of a piece that is written preceded by a u16
+ * count: ETL_TL_COUNTED | element size (the count written is size /
+ * element size). ETL__TL_COUNTED is the same flag under the name the
+ * library's own files use. */
 #define ETL__TL_COUNTED 0x80000000u
+#define ETL_TL_COUNTED ETL__TL_COUNTED
 
-/*! etl__tl_write() : what ETL_TL_WRITE calls: etl_write_tracelogging()
- *  whose pieces may carry ETL__TL_COUNTED. Same returns. */
-ETL_API int etl__tl_write(etl_provider *p, const struct etl_event_descriptor *d,
-                  const void *meta, uint16_t meta_size,
-                  const struct etl_guid *activity, const struct etl_guid *related,
-                  uint32_t n, const struct etl_data *data);
+/*! etl_write_tracelogging_counted() : etl_write_tracelogging() whose data
+ *  pieces may be counted: a piece whose reserved field is ETL_TL_COUNTED |
+ *  element size (1, 2, 4 or 8) is written as a u16 count (size / element
+ *  size) followed by its size bytes, as TraceLogging lays out counted
+ *  strings, binary fields and variable-count arrays; other pieces
+ *  (reserved 0) are copied as they are. This is the call ETL_TL_WRITE
+ *  expands to; C++ and code that builds its metadata at run time may call
+ *  it directly. meta, activity, related and data are only read during the
+ *  call. Same returns as etl_write_tracelogging(): ETL_OK, or ETL_FAILED
+ *  when the event was lost in a session (too large, no free buffer; counted
+ *  in that session's events_lost) or p, d or meta is NULL. */
+ETL_API int etl_write_tracelogging_counted(etl_provider *p, const struct etl_event_descriptor *d,
+                                           const void *meta, uint16_t meta_size,
+                                           const struct etl_guid *activity,
+                                           const struct etl_guid *related,
+                                           uint32_t n, const struct etl_data *data);
+
+/* ---- inline helpers of the macros below (not API) --------------------- */
 
 /* Sizes are clamped at 0x10000: such a piece can never fit a record, and
  * the clamp keeps the sum from overflowing. */
@@ -359,11 +374,11 @@ static inline const double *etl__tl_dblp(const double *p) { return p; }
 			const struct etl_data etl__tl_v_[] = {                         \
 				ETL__TL_EACH(ETL__TL_DATA, __VA_ARGS__)                \
 			};                                                             \
-			(void)etl__tl_write(etl__tl_p_, &etl__tl_d_, etl__tl_m_,       \
-			                    (uint16_t)(sizeof etl__tl_m_ - 1),         \
-			                    etl__tl_act_, etl__tl_rel_,                \
-			                    (uint32_t)(sizeof etl__tl_v_ / sizeof etl__tl_v_[0]), \
-			                    etl__tl_v_);                               \
+			(void)etl_write_tracelogging_counted(etl__tl_p_, &etl__tl_d_,  \
+			        etl__tl_m_, (uint16_t)(sizeof etl__tl_m_ - 1),         \
+			        etl__tl_act_, etl__tl_rel_,                            \
+			        (uint32_t)(sizeof etl__tl_v_ / sizeof etl__tl_v_[0]),  \
+			        etl__tl_v_);                                           \
 		}                                                                      \
 	} while (0)
 

@@ -720,6 +720,7 @@ static const char *const corpus_files[] = {
 
 START_TEST(test_lz77c_corpus)
 {
+	TU_NEED_CORPUS();
 	size_t nbuf = 0, raw_total = 0, win_total = 0, our_total = 0, f;
 	void *ws = xmalloc(etl_lz77_workspace_size());
 

@@ -164,6 +164,7 @@ static void check_format(const char *name, unsigned format, unsigned want_buffer
 
 START_TEST(test_lznt1_file)
 {
+	TU_NEED_CORPUS();
 	check_format("eventsource-selfdescribing-compressed.etl", ETL_COMPRESSION_LZNT1, 2);
 	check_format("clr-rundown-32bit-compressed.etl", ETL_COMPRESSION_LZNT1, 1);
 	check_format("perfview-kernel-clr-x64-compressed.etl", ETL_COMPRESSION_LZNT1, 359);
@@ -172,6 +173,7 @@ END_TEST
 
 START_TEST(test_xpress_huff_file)
 {
+	TU_NEED_CORPUS();
 	check_format("eventsource-selfdescribing-compressed.etl", ETL_COMPRESSION_XPRESS_HUFF, 2);
 	check_format("clr-rundown-32bit-compressed.etl", ETL_COMPRESSION_XPRESS_HUFF, 1);
 	check_format("perfview-kernel-clr-x64-compressed.etl", ETL_COMPRESSION_XPRESS_HUFF, 359);

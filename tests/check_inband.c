@@ -42,6 +42,7 @@ static const char *const prov_guids[N_PROV] = {
 
 START_TEST(test_corpus)
 {
+	TU_NEED_CORPUS();
 	struct etl_guid g[N_PROV];
 	int seen_manifest[N_PROV] = { 0 };
 	size_t ok[N_PROV] = { 0 }, manifests = 0, loaded = 0, again = 0;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "etl_compress.h"
+#include "testutil.h"
 
 /* ------------------------------------------------------------------ */
 /* Test-only encoder                                                    */
@@ -964,6 +965,13 @@ START_TEST(test_truncated_every_position)
 		struct result res = decode(e.buf, n, 100, out);
 
 		ck_assert(res.rc == ETL_OK || res.rc == ETL_FAILED);
+		if (res.rc == ETL_FAILED) {
+			ck_assert_int_eq(res.err, ETL_E_DECOMPRESS);
+			ck_assert_uint_lt(res.err_pos, n);
+		} else {
+			ck_assert_int_eq(res.err, ETL_E_NONE);
+			ck_assert_uint_eq(res.err_pos, 0);
+		}
 		ck_assert_mem_eq(out, r.buf, res.out_len);
 	}
 	free(out);
@@ -1088,6 +1096,7 @@ static const struct {
 
 START_TEST(test_corpus)
 {
+	TU_NEED_CORPUS();
 	const char *dir = getenv("ETL_CORPUS");
 	DIR *d;
 	struct dirent *de;

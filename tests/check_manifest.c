@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "etl.h"
 #include "lib/decode/decode_internal.h"
@@ -281,6 +282,64 @@ START_TEST(test_load_errors)
 }
 END_TEST
 
+/* etl_decoder_errcode(): the reason of the last schema-loading failure,
+ * the one etl_decoder_errmsg() describes; decode failures do not touch it. */
+START_TEST(test_load_errcode)
+{
+	etl_decoder *d = etl_decoder_new();
+	char path[128], dir[128];
+	snprintf(path, sizeof path, "/tmp/etl_errcode_test_%ld.man", (long)getpid());
+	snprintf(dir, sizeof dir, "/tmp/etl_errcode_test_%ld.d", (long)getpid());
+
+	ck_assert_int_eq(etl_decoder_errcode(NULL), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_NONE);
+
+	ck_assert_int_eq(etl_decoder_add_manifest(d, NULL), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_decoder_add_tmf(d, NULL), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_MISUSE);
+
+	ck_assert_int_eq(etl_decoder_add_manifest(d, "/nonexistent/x.man"), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_IO);
+	ck_assert_int_eq(etl_decoder_add_tmf(d, "/nonexistent/x.tmf"), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_IO);
+
+	/* invalid content: the message names FILE:LINE */
+	write_tmp(path, "<instrumentationManifest><instrumentation><events>\n"
+	                "<provider name='a' guid='bad'/></events></instrumentation></instrumentationManifest>\n");
+	ck_assert_int_eq(etl_decoder_add_manifest(d, path), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_BAD_VALUE);
+	ck_assert_ptr_nonnull(strstr(etl_decoder_errmsg(d), ":2: "));
+	write_tmp(path, "11112222-3333-4444-5555-666677778888 x\n#typev a 1 \"x\"\n{\nv, ItemBogus -- 10\n}\n");
+	ck_assert_int_eq(etl_decoder_add_tmf(d, path), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_BAD_VALUE);
+	unlink(path);
+
+	/* a directory without such files */
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_int_eq(etl_decoder_add_tmf(d, dir), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_NOT_FOUND);
+	ck_assert_int_eq(etl_decoder_add_manifest(d, dir), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_NOT_FOUND);
+	rmdir(dir);
+
+	/* a success and a failed decode leave the last loading failure */
+	write_tmp(path, "<instrumentationManifest><instrumentation><events>\n"
+	                "<provider name='a' guid='{11111111-2222-3333-4444-555555555555}'><events>\n"
+	                "<event value='7' version='0' symbol='s'/></events></provider>\n"
+	                "</events></instrumentation></instrumentationManifest>\n");
+	ck_assert_int_eq(etl_decoder_add_manifest(d, path), ETL_OK);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_NOT_FOUND);
+	const struct etl_decoded *r;
+	struct etl_event ev = mkev(99, 0, NULL, 0);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
+	ck_assert_int_eq(r->errcode, ETL_E_UNSUPPORTED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_NOT_FOUND);
+	unlink(path);
+	etl_decoder_free(d);
+}
+END_TEST
+
 /* ---- the corpus ------------------------------------------------------ */
 
 struct tally {
@@ -357,6 +416,7 @@ static void gc_check(const struct etl_event *ev, const struct etl_decoded *r, si
 
 START_TEST(test_corpus_clr)
 {
+	TU_NEED_CORPUS();
 	etl_decoder *d = real_decoder();
 	size_t st = 0;
 	struct tally t = run_file(d, "clr-gc-circular.etl", gc_check, &st);
@@ -407,6 +467,7 @@ static void proc_check(const struct etl_event *ev, const struct etl_decoded *r, 
 
 START_TEST(test_corpus_http_process)
 {
+	TU_NEED_CORPUS();
 	etl_decoder *d = real_decoder();
 	size_t st = 0;
 	struct tally t = run_file(d, "win7-httpservice-manifest.etl", http_check, &st);
@@ -432,6 +493,7 @@ int main(void)
 	tcase_add_test(tc, test_features);
 	tcase_add_test(tc, test_names_messages);
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_load_errcode);
 	tcase_add_test(tc, test_corpus_clr);
 	tcase_add_test(tc, test_corpus_http_process);
 	suite_add_tcase(s, tc);

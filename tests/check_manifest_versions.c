@@ -151,13 +151,9 @@ struct undef {
 
 START_TEST(test_clr_gc_versions)
 {
+	TU_NEED_CORPUS();
 	char *path = tu_corpus_path("clr-gc-circular.etl");
 	char *man = manifest_path();
-	if (access(path, R_OK) != 0 || access(man, R_OK) != 0) {
-		free(path);
-		free(man);
-		return;
-	}
 	etl_decoder *d = etl_decoder_new();
 	ck_assert_msg(etl_decoder_add_manifest(d, man) == ETL_OK, "%s", etl_decoder_errmsg(d));
 	etl_reader *rd = etl_reader_new();
@@ -310,6 +306,7 @@ END_TEST
  * winmeta's text; the event name by symbol. */
 START_TEST(test_clr_rendered_names)
 {
+	TU_NEED_CORPUS();
 	char *path = tu_corpus_path("clr-gc-circular.etl");
 	char *man = manifest_path();
 	etl_decoder *d = etl_decoder_new();
@@ -545,13 +542,7 @@ static void clr_gc_supplement(int supplement_first)
 
 START_TEST(test_clr_gc_supplement)
 {
-	char *path = tu_corpus_path("clr-gc-circular.etl");
-	char *man = manifest_path();
-	int have = access(path, R_OK) == 0 && access(man, R_OK) == 0;
-	free(path);
-	free(man);
-	if (!have)
-		return;
+	TU_NEED_CORPUS();
 	clr_gc_supplement(0);
 	clr_gc_supplement(1);
 }

@@ -166,6 +166,7 @@ static struct counts run(const char *file)
 /* Counts as printed by `etldump --summary`. */
 START_TEST(test_wdi_kernel)
 {
+	TU_NEED_CORPUS();
 	struct counts c = run("wdi-shutdown-perfdiag-kernel.etl");
 	ck_assert_uint_eq(c.process, 328);
 	ck_assert_uint_eq(c.thread, 3058);
@@ -177,6 +178,7 @@ END_TEST
 
 START_TEST(test_perfview_kernel)
 {
+	TU_NEED_CORPUS();
 	struct counts c = run("perfview-kernel-clr-x64-compressed.etl");
 	ck_assert_uint_eq(c.process, 136);
 	ck_assert_uint_eq(c.thread, 1358);
@@ -188,6 +190,7 @@ END_TEST
 
 START_TEST(test_classic_32)
 {
+	TU_NEED_CORPUS();
 	struct counts c = run("win7-classic-image-32.etl");
 	ck_assert_uint_eq(c.image, 26);
 	ck_assert(c.seen_img32);

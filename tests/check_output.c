@@ -222,6 +222,7 @@ static size_t first_diff_line(const uint8_t *a, size_t na, const uint8_t *b, siz
 
 START_TEST(test_output_golden_files)
 {
+	TU_NEED_CORPUS();
 	const char *file = golden_files[_i / N_FORMATS];
 	const char *fmt = formats[_i % N_FORMATS];
 	char *path = tu_corpus_path(file);
@@ -259,6 +260,7 @@ END_TEST
  * header-buffer records are kept. */
 START_TEST(test_output_header_event_once)
 {
+	TU_NEED_CORPUS();
 	char *path = tu_corpus_path("wsl-lxcore-tracelogging.etl");
 	struct mem m;
 	memset(&m, 0, sizeof m);
@@ -828,6 +830,7 @@ END_TEST
  * header event is class EventTrace, opcode Header. */
 START_TEST(test_output_kernel_naming)
 {
+	TU_NEED_CORPUS();
 	char *path = tu_corpus_path("win7-classic-process-32.etl");
 	struct mem m;
 	memset(&m, 0, sizeof m);

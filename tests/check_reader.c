@@ -922,6 +922,7 @@ static uint8_t *lz4_bytes(const uint8_t *p, size_t n, size_t *out_n, char **path
 
 START_TEST(test_compressed_inputs)
 {
+	TU_NEED_CORPUS();
 	char *src = tu_corpus_path(input_files[_i]);
 	size_t n;
 	uint8_t *plain = tu_load_file(src, &n);
@@ -1013,6 +1014,7 @@ static void reap(pid_t pid, const char *what)
 
 START_TEST(test_pipe_input)
 {
+	TU_NEED_CORPUS();
 	char *src = tu_corpus_path(input_files[_i]);
 	size_t n;
 	uint8_t *plain = tu_load_file(src, &n);
@@ -1177,6 +1179,7 @@ END_TEST
  */
 START_TEST(test_logfile_fields_amsi)
 {
+	TU_NEED_CORPUS();
 	char *path = tu_corpus_path("amsi-tracelogging.etl");
 	size_t n;
 	uint8_t *bytes = tu_load_file(path, &n);
@@ -1277,6 +1280,7 @@ END_TEST
  * converts exactly to EndTime (spec §5, observed). */
 START_TEST(test_clock_real_3mhz)
 {
+	TU_NEED_CORPUS();
 	char *path = tu_corpus_path("clr-rundown-32bit-compressed.etl");
 	struct tu_run run;
 	tu_run_file(&run, path, ETL_ORDER_TIME, 0);
@@ -1339,6 +1343,7 @@ END_TEST
  * rest in one summary that names how many and where the first was. */
 START_TEST(test_many_damaged_buffers)
 {
+	TU_NEED_CORPUS();
 	size_t len;
 	char *path = tu_corpus_path("wsl-lxcore-tracelogging.etl");
 	uint8_t *src = tu_load_file(path, &len);

@@ -613,8 +613,8 @@ START_TEST(test_tl_metadata_bytes)
 END_TEST
 
 /* Where TL events end up: without the core, the test's own
- * etl__tl_write() encodes them into tl_buf with tl_props; with the core,
- * a session file is read back. */
+ * etl_write_tracelogging_counted() encodes them into tl_buf with
+ * tl_props; with the core, a session file is read back. */
 
 static int side_effects;
 static uint32_t count_me(uint32_t v)

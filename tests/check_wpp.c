@@ -459,11 +459,8 @@ END_TEST
 
 START_TEST(test_corpus_no_tmf)
 {
+	TU_NEED_CORPUS();
 	char *path = tu_corpus_path("onedrive-cldflt-wpp.etl");
-	if (access(path, R_OK) != 0) {
-		free(path);
-		return;
-	}
 	etl_reader *rd = etl_reader_new();
 	etl_decoder *d = etl_decoder_new();
 	ck_assert_int_eq(etl_reader_open_file(rd, path), ETL_OK);

@@ -545,6 +545,7 @@ static int count_compressed_buffers(const uint8_t *img, size_t len, size_t *nbuf
 /* 1. Every corpus file re-encoded and read back equal. */
 START_TEST(test_roundtrip_corpus)
 {
+	TU_NEED_CORPUS();
 	const char *name = g_files[_i];
 	char *path = tu_corpus_path(name);
 	struct source s;
@@ -1914,6 +1915,7 @@ END_TEST
 /* 6 (raw). Copying every buffer as stored reproduces each file. */
 START_TEST(test_raw_copy_corpus)
 {
+	TU_NEED_CORPUS();
 	const char *name = g_files[_i];
 	char *path = tu_corpus_path(name);
 	size_t len;
@@ -2391,8 +2393,9 @@ static Suite *writer_suite(void)
 	Suite *s = suite_create("writer");
 	TCase *tc = tcase_create("corpus");
 	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, test_roundtrip_corpus, 0, (int)g_nfiles);
-	tcase_add_loop_test(tc, test_raw_copy_corpus, 0, (int)g_nfiles);
+	/* One test per corpus file; without the corpus, one skipped test. */
+	tcase_add_loop_test(tc, test_roundtrip_corpus, 0, g_nfiles ? (int)g_nfiles : 1);
+	tcase_add_loop_test(tc, test_raw_copy_corpus, 0, g_nfiles ? (int)g_nfiles : 1);
 	suite_add_tcase(s, tc);
 
 	TCase *ts = tcase_create("structure");
@@ -2433,7 +2436,7 @@ static Suite *writer_suite(void)
 int main(void)
 {
 	list_corpus();
-	if (g_nfiles == 0) {
+	if (g_nfiles == 0 && tu_corpus_present()) {
 		fprintf(stderr, "check_writer: no .etl files in %s\n", tu_corpus_dir());
 		return EXIT_FAILURE;
 	}

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,30 @@ char *tu_corpus_path(const char *name)
 	ck_assert_ptr_nonnull(p);
 	snprintf(p, n, "%s/%s", dir, name);
 	return p;
+}
+
+int tu_corpus_present(void)
+{
+	/* No ck_assert here: programs ask before their tests run. */
+	char p[4096];
+	int n = snprintf(p, sizeof p, "%s/expected.json", tu_corpus_dir());
+	return n > 0 && (size_t)n < sizeof p && access(p, R_OK) == 0;
+}
+
+void tu_skip(const char *test, const char *fmt, ...)
+{
+	size_t n = strlen(test);
+	va_list ap;
+	if (n > 3 && strcmp(test + n - 3, "_fn") == 0)
+		n -= 3;
+	printf("SKIP: %.*s: ", (int)n, test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	/* Check runs each test in a child process: the line must be out
+	 * before the child ends. */
+	fflush(stdout);
 }
 
 uint8_t *tu_load_file(const char *path, size_t *len)

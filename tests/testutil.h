@@ -33,6 +33,29 @@ const char *tu_corpus_dir(void);
 /*! tu_corpus_path() : "<corpus dir>/<name>", newly allocated. */
 char *tu_corpus_path(const char *name);
 
+/*! tu_corpus_present() : 1 when the corpus is there (its expected.json is
+ *  readable), else 0. A corpus that is there but lacks a file a test reads
+ *  makes that test fail, not skip. Usable outside a test (no ck_assert). */
+int tu_corpus_present(void);
+
+/*! tu_skip() : reports that the running test is skipped, as the line
+ *  "SKIP: <test>: <reason>" on standard output, which tests/run.sh counts
+ *  (the test then counts as skipped, never as passed). test is the test
+ *  function's name (__func__; a trailing "_fn" is dropped). The caller
+ *  returns right after. */
+void tu_skip(const char *test, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* TU_NEED_CORPUS(): first statement of a test that reads the corpus:
+ * without it, the test is skipped (tu_skip()) and returns. */
+#define TU_NEED_CORPUS()                                                  \
+	do {                                                              \
+		if (!tu_corpus_present()) {                               \
+			tu_skip(__func__, "no corpus at %s", tu_corpus_dir()); \
+			return;                                           \
+		}                                                         \
+	} while (0)
+
 /*! tu_load_file() : the whole file in a malloc'd block (one spare NUL byte
  *  after the end, so text can be parsed in place). *len = file size. */
 uint8_t *tu_load_file(const char *path, size_t *len);

@@ -105,11 +105,6 @@ int etl__hdr_read_hw_items(struct etl_cur *rec, struct etl_event *ev,
 /* Sets provider, provider_name, opcode and hook_id from a kernel HookId. */
 void etl__hdr_set_hook(struct etl_event *ev, uint16_t hook_id);
 
-/* The extended-data-item chain of an EVENT_HEADER record: validates it
- * from the cursor position and fills ev->ext, ext_size, ext_count. */
-int etl__ext_chain_parse(struct etl_cur *rec, struct etl_event *ev,
-                         struct etl_err *err);
-
 /* System-style headers (SYSTEM, COMPACT, PERFINFO) share one layout
  * but for the optional fields (sysstyle.c). */
 struct etl_sys_layout {

@@ -34,10 +34,12 @@ static int event_peek_size(const uint8_t *first, uint32_t *rec_size)
 	return 0;
 }
 
-/* SPEC: §3.6 - items follow each other by their own size while Linkage
+/* The extended-data-item chain of an EVENT_HEADER record: validates it
+ * from the cursor position and fills ev->ext, ext_size, ext_count.
+ * SPEC: §3.6 - items follow each other by their own size while Linkage
  * bit 0 is set; user data starts after the last one. Both the size and
  * DataSize must fit the record. */
-int etl__ext_chain_parse(struct etl_cur *rec, struct etl_event *ev, struct etl_err *err)
+static int ext_chain_parse(struct etl_cur *rec, struct etl_event *ev, struct etl_err *err)
 {
 	size_t start = rec->pos;
 	uint32_t count = 0;
@@ -103,7 +105,7 @@ static int event_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 		return etl__err_set(err, ETL_E_TRUNCATED, (uint32_t)rec->pos,
 		                    "Event-header record shorter than its header: size=%zu", rec->len);
 	if (ev->header_flags & EVENT_HEADER_FLAG_EXTENDED_INFO)
-		if (etl__ext_chain_parse(rec, ev, err) != ETL_OK)
+		if (ext_chain_parse(rec, ev, err) != ETL_OK)
 			return ETL_FAILED;
 	ev->header_size = (uint32_t)rec->pos;
 	ev->payload = etl_cur_ptr(rec);
@@ -152,7 +154,7 @@ static int event_check_ext(const struct etl_event *ev, struct etl_err *err)
 	struct etl_event chk;
 	etl_cur_init(&c, ev->ext, ev->ext_size);
 	memset(&chk, 0, sizeof chk);
-	if (etl__ext_chain_parse(&c, &chk, err) != ETL_OK) {
+	if (ext_chain_parse(&c, &chk, err) != ETL_OK) {
 		err->pos += EVENT_HEADER_SIZE;
 		return ETL_FAILED;
 	}

@@ -86,9 +86,10 @@ int etl__dec_end(etl_decoder *d, int rc);
 int etl__dec_fail(etl_decoder *d, int errcode, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Sets the message etl_decoder_errmsg() returns (schema loaders). */
-void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Sets the reason (enum etl_errcode) and the message that
+ * etl_decoder_errcode() and etl_decoder_errmsg() return (schema loaders). */
+void etl__dec_set_error(etl_decoder *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* etl__dec_fail(d, ETL_E_UNSUPPORTED, "no schema for this event:
  * provider=GUID[ (name)], id=N, version=N") for ev, the same text. */

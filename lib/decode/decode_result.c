@@ -58,6 +58,7 @@ struct etl_decoder {
 
 	char err[512];                  /* message of the current failure    */
 	char errmsg[256];               /* etl_decoder_errmsg()              */
+	int errcode;                    /* etl_decoder_errcode()             */
 
 	struct cache_entry **buckets;
 	size_t n_buckets;               /* power of two                      */
@@ -159,12 +160,13 @@ void etl_decoder_free(etl_decoder *d)
 	free(d);
 }
 
-void etl__dec_set_errmsg(etl_decoder *d, const char *fmt, ...)
+void etl__dec_set_error(etl_decoder *d, int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(d->errmsg, sizeof d->errmsg, fmt, ap);
 	va_end(ap);
+	d->errcode = code;
 }
 
 const char *etl_decoder_errmsg(const etl_decoder *d)
@@ -172,6 +174,11 @@ const char *etl_decoder_errmsg(const etl_decoder *d)
 	if (!d)
 		return "no decoder";
 	return d->errmsg;
+}
+
+int etl_decoder_errcode(const etl_decoder *d)
+{
+	return d ? d->errcode : ETL_E_MISUSE;
 }
 
 /* ---- result storage -------------------------------------------------- */

@@ -86,7 +86,7 @@ int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suff
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
+		etl__dec_set_error(d, ETL_E_IO, "%s: %s", path, strerror(errno));
 		return ETL_FAILED;
 	}
 	if (!S_ISDIR(st.st_mode))
@@ -95,18 +95,18 @@ int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suff
 	size_t n = 0;
 	int rc = dir_list(path, suffixes, &names, &n);
 	if (rc == ETL_FAILED) {
-		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
+		etl__dec_set_error(d, ETL_E_IO, "%s: %s", path, strerror(errno));
 		return ETL_FAILED;
 	}
 	if (rc == ETL_OK) {
 		if (!n) {
-			etl__dec_set_errmsg(d, "%s: no %s file in this directory", path, what);
+			etl__dec_set_error(d, ETL_E_NOT_FOUND, "%s: no %s file in this directory", path, what);
 			rc = ETL_FAILED;
 		}
 		for (size_t i = 0; i < n && rc == ETL_OK; i++)
 			rc = load(d, ctx, names[i]);
 	} else {
-		etl__dec_set_errmsg(d, "%s: out of memory", path);
+		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
 	}
 	dir_list_free(names, n);
 	return rc;

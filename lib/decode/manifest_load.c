@@ -62,14 +62,14 @@ static void mf_error(struct mf_load *L, xmlNodePtr node, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	etl__dec_set_errmsg(L->d, "%s:%ld: %s", L->path, node ? xmlGetLineNo(node) : 0L, buf);
+	etl__dec_set_error(L->d, ETL_E_BAD_VALUE, "%s:%ld: %s", L->path, node ? xmlGetLineNo(node) : 0L, buf);
 	L->err = 1;
 }
 
 static void mf_oom(struct mf_load *L)
 {
 	if (!L->err)
-		etl__dec_set_errmsg(L->d, "%s: out of memory", L->path);
+		etl__dec_set_error(L->d, ETL_E_NOMEM, "%s: out of memory", L->path);
 	L->err = 1;
 	L->oom = 1;
 }
@@ -687,16 +687,16 @@ static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
+		etl__dec_set_error(d, ETL_E_IO, "%s: %s", path, strerror(errno));
 		return ETL_FAILED;
 	}
 	if ((uint64_t)st.st_size > MF_MAX_FILE_BYTES) {
-		etl__dec_set_errmsg(d, "%s: manifest larger than %u bytes", path, MF_MAX_FILE_BYTES);
+		etl__dec_set_error(d, ETL_E_LIMIT, "%s: manifest larger than %u bytes", path, MF_MAX_FILE_BYTES);
 		return ETL_FAILED;
 	}
 	xmlParserCtxtPtr ctx = xmlNewParserCtxt();
 	if (!ctx) {
-		etl__dec_set_errmsg(d, "%s: out of memory", path);
+		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
 		return ETL_FATAL;
 	}
 	xmlDocPtr doc = xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
@@ -716,7 +716,7 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParse
 			while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 				msg[--n] = 0;
 		}
-		etl__dec_set_errmsg(d, "%s:%d: %s", path, e ? e->line : 0, msg);
+		etl__dec_set_error(d, ETL_E_BAD_VALUE, "%s:%d: %s", path, e ? e->line : 0, msg);
 		xmlFreeParserCtxt(ctx);
 		return ETL_FAILED;
 	}
@@ -748,7 +748,7 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParse
 		e->msg = etl__mf_msg_compile(s, e->message, e->tmpl ? (uint32_t)e->tmpl->n_fields : 0);
 		if (!e->msg) {
 			s->n_events = before;   /* the pool keeps what was parsed */
-			etl__dec_set_errmsg(d, "%s: out of memory", path);
+			etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
 			return ETL_FATAL;
 		}
 	}
@@ -762,13 +762,13 @@ int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_
 	if (!d || !name || (!xml && len))
 		return ETL_FAILED;
 	if (len > MF_MAX_FILE_BYTES) {
-		etl__dec_set_errmsg(d, "%s: manifest larger than %u bytes", name, MF_MAX_FILE_BYTES);
+		etl__dec_set_error(d, ETL_E_LIMIT, "%s: manifest larger than %u bytes", name, MF_MAX_FILE_BYTES);
 		return ETL_FAILED;
 	}
 	struct mf_set *s = etl__mf_set_get(d, 1);
 	xmlParserCtxtPtr ctx = s ? xmlNewParserCtxt() : NULL;
 	if (!ctx) {
-		etl__dec_set_errmsg(d, "%s: out of memory", name);
+		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", name);
 		return ETL_FATAL;
 	}
 	xmlDocPtr doc = xmlCtxtReadMemory(ctx, len ? xml : "", (int)len, NULL, NULL,
@@ -786,12 +786,12 @@ int etl_decoder_add_manifest(etl_decoder *d, const char *path)
 	if (!d)
 		return ETL_FAILED;
 	if (!path) {
-		etl__dec_set_errmsg(d, "no manifest path given");
+		etl__dec_set_error(d, ETL_E_MISUSE, "no manifest path given");
 		return ETL_FAILED;
 	}
 	struct mf_set *s = etl__mf_set_get(d, 1);
 	if (!s) {
-		etl__dec_set_errmsg(d, "%s: out of memory", path);
+		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
 		return ETL_FATAL;
 	}
 	static const char *const suffixes[] = { ".man", ".xml", NULL };

@@ -188,7 +188,7 @@ static void tmf_error(struct tmf_parse *P, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	etl__dec_set_errmsg(P->d, "%s:%u: %s", P->name, P->line, msg);
+	etl__dec_set_error(P->d, ETL_E_BAD_VALUE, "%s:%u: %s", P->name, P->line, msg);
 	P->err = 1;
 }
 
@@ -196,7 +196,7 @@ static void tmf_oom(struct tmf_parse *P)
 {
 	if (P->err)
 		return;
-	etl__dec_set_errmsg(P->d, "%s:%u: out of memory", P->name, P->line);
+	etl__dec_set_error(P->d, ETL_E_NOMEM, "%s:%u: out of memory", P->name, P->line);
 	P->err = 1;
 	P->oom = 1;
 }
@@ -653,7 +653,7 @@ int etl__wpp_parse_tmf(etl_decoder *d, const char *name, const char *text, size_
 		return ETL_FAILED;
 	struct wpp_set *s = get_set(d, 1);
 	if (!s) {
-		etl__dec_set_errmsg(d, "%s: out of memory", name ? name : "TMF");
+		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", name ? name : "TMF");
 		return ETL_FATAL;
 	}
 	return parse_text(d, s, name ? name : "TMF", text ? text : "", text ? len : 0);
@@ -664,16 +664,16 @@ static int load_file(etl_decoder *d, const char *path)
 	struct stat st;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		etl__dec_set_errmsg(d, "%s: %s", path, strerror(errno));
+		etl__dec_set_error(d, ETL_E_IO, "%s: %s", path, strerror(errno));
 		return ETL_FAILED;
 	}
 	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		etl__dec_set_errmsg(d, "%s: not a regular file", path);
+		etl__dec_set_error(d, ETL_E_IO, "%s: not a regular file", path);
 		fclose(f);
 		return ETL_FAILED;
 	}
 	if ((uint64_t)st.st_size > WPP_MAX_FILE_BYTES) {
-		etl__dec_set_errmsg(d, "%s: TMF file larger than %u bytes", path, WPP_MAX_FILE_BYTES);
+		etl__dec_set_error(d, ETL_E_LIMIT, "%s: TMF file larger than %u bytes", path, WPP_MAX_FILE_BYTES);
 		fclose(f);
 		return ETL_FAILED;
 	}
@@ -681,14 +681,14 @@ static int load_file(etl_decoder *d, const char *path)
 	char *buf = malloc(n ? n : 1);
 	if (!buf) {
 		fclose(f);
-		etl__dec_set_errmsg(d, "%s: out of memory", path);
+		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
 		return ETL_FATAL;
 	}
 	size_t got = n ? fread(buf, 1, n, f) : 0;
 	int ioerr = ferror(f);
 	fclose(f);
 	if (ioerr || got != n) {
-		etl__dec_set_errmsg(d, "%s: read error", path);
+		etl__dec_set_error(d, ETL_E_IO, "%s: read error", path);
 		free(buf);
 		return ETL_FAILED;
 	}
@@ -708,7 +708,7 @@ int etl_decoder_add_tmf(etl_decoder *d, const char *path)
 	if (!d)
 		return ETL_FAILED;
 	if (!path) {
-		etl__dec_set_errmsg(d, "no TMF path given");
+		etl__dec_set_error(d, ETL_E_MISUSE, "no TMF path given");
 		return ETL_FAILED;
 	}
 	static const char *const suffixes[] = { ".tmf", NULL };

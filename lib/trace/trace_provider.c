@@ -145,13 +145,13 @@ static void refresh(struct etl__rt_gentry *e, struct etl__provider_impl *only, i
 		any = all = 0;
 	for (struct etl__provider_impl *r = e->regs; r; r = r->next) {
 		if (state) {
-			atomic_store_explicit(&r->pub->any, any, memory_order_relaxed);
-			atomic_store_explicit(&r->pub->all, all, memory_order_relaxed);
-			atomic_store_explicit(&r->pub->state, state, memory_order_release);
+			__atomic_store_n(&r->pub->any, any, __ATOMIC_RELAXED);
+			__atomic_store_n(&r->pub->all, all, __ATOMIC_RELAXED);
+			__atomic_store_n(&r->pub->state, state, __ATOMIC_RELEASE);
 		} else {
-			atomic_store_explicit(&r->pub->state, 0, memory_order_release);
-			atomic_store_explicit(&r->pub->any, 0, memory_order_relaxed);
-			atomic_store_explicit(&r->pub->all, 0, memory_order_relaxed);
+			__atomic_store_n(&r->pub->state, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&r->pub->any, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&r->pub->all, 0, __ATOMIC_RELAXED);
 		}
 	}
 	if (!callbacks)
@@ -263,9 +263,9 @@ static int do_register(etl_provider *p, const struct etl_guid *guid, const char 
 	r->guid = *guid;
 	r->next = g->regs;
 	g->regs = r;
-	atomic_store(&p->state, 0);
-	atomic_store(&p->any, 0);
-	atomic_store(&p->all, 0);
+	__atomic_store_n(&p->state, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->any, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->all, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&p->impl, r, __ATOMIC_SEQ_CST);
 	refresh(g, r, atomic_load(&g->mask) != 0);
 	etl__rt_ctl_unlock();
@@ -308,9 +308,9 @@ void etl_provider_unregister(etl_provider *p)
 			break;
 		}
 	}
-	atomic_store(&p->state, 0);
-	atomic_store(&p->any, 0);
-	atomic_store(&p->all, 0);
+	__atomic_store_n(&p->state, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->any, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->all, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&p->impl, NULL, __ATOMIC_SEQ_CST);
 	/* Writes in progress through p finish before its memory is given
 	 * back (and before the entry can go). */
@@ -417,7 +417,7 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 int etl__rt_deliver(const struct etl__rt_event *ev)
 {
 	etl_provider *p = ev->prov;
-	if (!p || !atomic_load_explicit(&p->state, memory_order_relaxed))
+	if (!p || !__atomic_load_n(&p->state, __ATOMIC_RELAXED))
 		return ETL_OK;
 	uint32_t cpu = etl__rt_cpu();
 	unsigned tok = etl__rt_read_lock(cpu);

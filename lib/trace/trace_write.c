@@ -72,11 +72,13 @@ int etl_write_tracelogging(etl_provider *p, const struct etl_event_descriptor *d
 	return eh_write(p, d, activity, related, meta, meta_size, n, data, 0, CALLER());
 }
 
-int etl__tl_write(etl_provider *p, const struct etl_event_descriptor *d,
-                  const void *meta, uint16_t meta_size,
-                  const struct etl_guid *activity, const struct etl_guid *related,
-                  uint32_t n, const struct etl_data *data)
+int etl_write_tracelogging_counted(etl_provider *p, const struct etl_event_descriptor *d,
+                                   const void *meta, uint16_t meta_size,
+                                   const struct etl_guid *activity, const struct etl_guid *related,
+                                   uint32_t n, const struct etl_data *data)
 {
+	if (!meta)
+		return ETL_FAILED;
 	return eh_write(p, d, activity, related, meta, meta_size, n, data, 1, CALLER());
 }
 

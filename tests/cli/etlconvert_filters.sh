@@ -7,6 +7,7 @@
 E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
+[ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
 F=$C/wdi-shutdown-perfdiag-kernel.etl
 fail() { echo "FAIL: $*"; exit 1; }
 d=$(mktemp -d) || exit 1

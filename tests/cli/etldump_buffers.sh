@@ -4,6 +4,7 @@
 # (microsoft/perfview SelfDescribingSingleEvent.etl, MIT).
 E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
+[ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$E" --buffers "$C/eventsource-selfdescribing-compressed.etl") || fail "exit $?"

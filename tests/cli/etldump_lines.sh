@@ -4,6 +4,7 @@
 # (airbus-cert/etl-parser lxcore_kernel.etl, Apache-2.0).
 E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
+[ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$E" "$C/wsl-lxcore-tracelogging.etl") || fail "exit $?"

@@ -3,6 +3,7 @@
 # plain or gzip-compressed.
 E=${ETLDUMP:-./build/bin/etldump}
 C=${ETL_CORPUS:-../shared/corpus}
+[ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 
 f=$C/wsl-lxcore-tracelogging.etl
