@@ -160,7 +160,7 @@ ETL_API int etl_lznt1_decompress(const uint8_t *src, size_t src_len,
  *  end): a 256-byte table of 512 4-bit code lengths (symbol 2i in the low
  *  nibble of byte i, 2i+1 in the high nibble; 0 = unused), then a bit
  *  stream read as 16-bit little-endian words, most significant bit first,
- *  with 32 bits of look-ahead as in the spec's decoder, of canonical
+ *  with 32 bits of look-ahead as in [MS-XCA]'s decoder, of canonical
  *  Huffman codes of at most 15 bits. Symbols 0-255 are literals; symbol
  *  256 + (D << 4) + L is a match at distance 2^D + the next D bits
  *  (reaching back across blocks, up to 65535), length L + 3, or for
@@ -168,7 +168,7 @@ ETL_API int etl_lznt1_decompress(const uint8_t *src, size_t src_len,
  *  (v == 0: a u32 v instead), length v + 3 (v < 15 is invalid).
  *  The stream ends with symbol 256 decoded once the whole input has been
  *  loaded (the end-of-stream marker: pass the exact output size as
- *  dst_cap, as the spec's decoder knows it, so that a genuine
+ *  dst_cap, as [MS-XCA]'s decoder knows it, so that a genuine
  *  distance-1 length-3 match in the last bytes cannot be taken for it),
  *  at the end of the input at a block boundary, or once dst_cap bytes are
  *  produced.

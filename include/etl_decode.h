@@ -22,7 +22,7 @@
  * classic events, by the metadata bytes for TraceLogging, so decoding a
  * million events of one kind costs one schema parse.
  *
- * Dispatch (decoding.md §1), in this order: an EVENT_HEADER event with an
+ * Dispatch (doc/decoding.md §1), in this order: an EVENT_HEADER event with an
  * EVENT_SCHEMA_TL extended item is TraceLogging; system-style, FULL and
  * INSTANCE events of a built-in kernel/classic class are MOF
  * (lib/decode/mof_kernel_classes.c); other EVENT_HEADER events use a loaded manifest
@@ -30,7 +30,7 @@
  * errcode ETL_E_UNSUPPORTED and the error
  * "no schema for this event: provider=GUID[ (name)], id=N, version=N".
  *
- * TraceLogging (source ETL_DECODE_TRACELOGGING, decoding.md §2):
+ * TraceLogging (source ETL_DECODE_TRACELOGGING, doc/decoding.md §2):
  *   - provider_name comes from the PROV_TRAITS item (NULL without one),
  *     event_name and tags from the metadata; the level, opcode, task,
  *     channel and keyword names and message stay NULL;
@@ -208,7 +208,7 @@ ETL_API const char *etl_decoder_errmsg(const etl_decoder *d);
 ETL_API int etl_decoder_errcode(const etl_decoder *d);
 
 /*! etl_decoder_add_manifest() : loads instrumentation manifest XML
- *  (decoding.md §3) into d: a file, or a directory whose every *.man and
+ *  (doc/decoding.md §3) into d: a file, or a directory whose every *.man and
  *  *.xml file is loaded (in name order). Repeatable; the first definition
  *  of a (provider GUID, event id, version) wins. External entities and
  *  network access are never used; files over 64 MiB are refused.
@@ -255,7 +255,7 @@ ETL_API int etl_decoder_errcode(const etl_decoder *d);
 ETL_API int etl_decoder_add_manifest(etl_decoder *d, const char *path);
 
 /*! etl_decoder_add_tmf() : loads WPP trace message format files
- *  (decoding.md §5.2) into d: a .tmf file, or a directory whose every *.tmf
+ *  (doc/decoding.md §5.2) into d: a .tmf file, or a directory whose every *.tmf
  *  file is loaded (in name order). Repeatable; the first definition of a
  *  (message GUID, message number) wins. Files over 64 MiB are refused.
  *  Accepted syntax, one item per line: `//` comment lines; the GUID line

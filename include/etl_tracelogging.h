@@ -21,11 +21,11 @@
  * items carry the provider traits (PROV_TRAITS, 0x0C: the provider's name)
  * and the event metadata (EVENT_SCHEMA_TL, 0x0B), so that any TraceLogging
  * decoder (libetl's etl_decoder, TDH on Windows) names and types every
- * field (spec decoding.md §2).
+ * field (doc/decoding.md §2).
  *
  * Compile time. The metadata is one string literal, assembled by the
  * preprocessor from the event name, each field's name and its in-type /
- * out-type bytes (decoding.md §2.3-2.4):
+ * out-type bytes (doc/decoding.md §2.3-2.4):
  *
  *     "\0" "RequestDone" "\0"  "Count" "\0" "\x08"  "Name" "\0" "\x82" "\x23" ...
  *      tags  event name         field    UINT32      field   ANSISTRING|chain, UTF8
@@ -56,7 +56,7 @@
  *     ETL_TL_RELATED_ACTIVITY(pg)  related activity id (RELATED_ACTIVITYID
  *                            item, 0x01), const struct etl_guid *
  *
- *   Fields ("name" is a string literal; TlgIn / TlgOut as decoding.md
+ *   Fields ("name" is a string literal; TlgIn / TlgOut as doc/decoding.md
  *   §2.5-2.6; payload little-endian, as the host - libetl's runtime
  *   targets little-endian hosts):
  *     ETL_TL_I8(name, v) .. ETL_TL_I64(name, v)   INT8..INT64, signed

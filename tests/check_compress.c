@@ -4,13 +4,13 @@
  *   - etl_lz77_compress(): round trips through etl_lz77_decompress() of
  *     empty, tiny, run, random, text and corpus inputs, every length
  *     encoding, the 8192-byte window edge, exact dst_cap behaviour, the
- *     spec's own examples byte for byte, and the ratio against Windows'
+ *     [MS-XCA]'s own examples byte for byte, and the ratio against Windows'
  *     compressed buffers of the corpus;
  *   - etl_lznt1_decompress() and etl_xpress_huff_decompress(): streams
  *     built by small test-only ENCODERS written here from the format
  *     description (an LZNT1 chunk encoder, an LZ77+Huffman block encoder
  *     with canonical, length-limited codes and a bit writer that mirrors
- *     the decoder's read schedule), the spec's LZNT1 example and a
+ *     the decoder's read schedule), [MS-XCA]'s LZNT1 example and a
  *     Windows LZ77+Huffman stream quoted on the cifs-protocol list, then
  *     malformed, truncated and malicious streams.
  * Every decode runs on an exact-size copy of the input (ASan sees any

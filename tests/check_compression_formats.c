@@ -1,6 +1,6 @@
 /*
  * check_compression_formats.c - files whose header buffer names LZNT1 or
- * LZ77+Huffman are read too (spec format.md §4.2: in compressed-mode files
+ * LZ77+Huffman are read too (doc/format.md §4.2: in compressed-mode files
  * State & 0xFFFF of the header buffer is the COMPRESSION_FORMAT: 2 LZNT1,
  * 3 XPRESS, 4 XPRESS_HUFF).
  *

@@ -23,7 +23,7 @@
 #include "json_mini.h"
 #include "testutil.h"
 
-/* LogFileMode bit EVENT_TRACE_RELOG_MODE (spec format.md §2.4): relogged /
+/* LogFileMode bit EVENT_TRACE_RELOG_MODE (doc/format.md §2.4): relogged /
  * merged files, whose global time order is not promised by the format. */
 #define RELOG_MODE 0x10000u
 
@@ -266,7 +266,7 @@ static void result_free(struct result *res)
  * KNOWN_EXT_DISCREPANCY: expected.json says windowsupdate-tracelogging.etl
  * has 2 extended items of type 120 (0x78). That figure is WRONG. The tool
  * that measured it walked extended items by their size and ignored the
- * Linkage bit (bit 0 of the u16 at +4 of each item; spec format.md §3.6:
+ * Linkage bit (bit 0 of the u16 at +4 of each item; doc/format.md §3.6:
  * "next item ... while Linkage = 1"). In the records at file offsets
  * 0x2298 and 0x28a8, the second item (ExtType 11, EVENT_SCHEMA_TL, event
  * "ComApi" with one field "Info" of in-type 1 = UTF-16 string) has Linkage
@@ -438,7 +438,7 @@ static void test_file_impl(const char *file)
 		check_logfile(file, exp, rs);
 		/* The first event is the logfile-header record (first record of
 		 * the first buffer; its timestamp T0 is the anchor of StartTime,
-		 * spec §5), and its UTC is exactly StartTime. */
+		 * doc/format.md §5), and its UTC is exactly StartTime. */
 		ck_assert(rs->have_first);
 		ck_assert_uint_eq(rs->first_off, ETL_BUFFER_HEADER_SIZE);
 		ck_assert(rs->first_kind == ETL_HDR_SYSTEM32 || rs->first_kind == ETL_HDR_SYSTEM64);

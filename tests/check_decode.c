@@ -1,6 +1,6 @@
 /*
  * check_decode.c - the payload decoder (include/etl_decode.h): provider name
- * hashing (decoding.md §7), TraceLogging metadata and payloads built by hand
+ * hashing (doc/decoding.md §7), TraceLogging metadata and payloads built by hand
  * (§2), malformed input, the schema cache, and the TraceLogging events of the
  * real corpus, with values checked by hand against the bytes.
  */
@@ -216,7 +216,7 @@ static void assert_tree(const struct etl_decoded *r)
 /* name -> GUID                                                         */
 /* ------------------------------------------------------------------ */
 
-/* decoding.md §7, every vector of the table. */
+/* doc/decoding.md §7, every vector of the table. */
 START_TEST(test_namehash_vectors)
 {
 	static const struct { const char *name, *guid; } v[] = {

@@ -8,8 +8,8 @@
  *     combinations; ERROR/TIMED/WNODE) are encoded, decoded through the
  *     module's decode() on an etl_cur, compared field by field with the
  *     expected event (fuzz/event_equal.h), and encoded again to identical
- *     bytes. The expected events are written out by hand from spec
- *     format.md §3, including the fields decode() derives.
+ *     bytes. The expected events are written out by hand from
+ *     doc/format.md §3, including the fields decode() derives.
  *   - Rejections: records over 0xFFFF bytes, an EXTENDED_INFO flag that
  *     disagrees with the chain, malformed chains, wrong kinds, wrong output
  *     sizes, conflicting fields.
@@ -158,7 +158,7 @@ static int encode_fails(const struct etl_event *ev, const struct etl_hdr_ctx *ct
 }
 
 /* ------------------------------------------------------------------ */
-/* expected events (what decode() must produce), from spec §3           */
+/* expected events (what decode() must produce), from doc/format.md §3  */
 /* ------------------------------------------------------------------ */
 
 static void set_payload(struct etl_event *ev, uint32_t header_size, uint32_t payload_size)

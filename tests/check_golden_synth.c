@@ -7,7 +7,7 @@
  *   - the logfile header (written by the writer; the tracerpt header event)
  *     and the writer's PartitionInfoExtension EventTrace record;
  *   - a TraceLogging event (EVENT_HEADER with PROV_TRAITS 0x0C and
- *     EVENT_SCHEMA_TL 0x0B items built byte by byte, decoding.md §2):
+ *     EVENT_SCHEMA_TL 0x0B items built byte by byte, doc/decoding.md §2):
  *     integers (hex and HRESULT out-types), a UTF-16 string holding control
  *     characters and XML specials, a UTF-8 string, a counted string, a GUID,
  *     a FILETIME, a BOOL32, a nested struct, a fixed (Ccount) and a variable
@@ -16,9 +16,9 @@
  *     map, %n inserts in the message, so RenderingInfo appears; the string
  *     holds an ESC control character);
  *   - a kernel Process Start v4 event (SYSTEM64 header, HookId 0x0301) with
- *     a WBEMSID UserSID (decoding.md §4.2-4.3);
+ *     a WBEMSID UserSID (doc/decoding.md §4.2-4.3);
  *   - two WPP MESSAGE events decoded with testdata/synth/synth.tmf (the
- *     standard prefix fields, decoding.md §5);
+ *     standard prefix fields, doc/decoding.md §5);
  *   - an event of an unknown provider (hex payload and the reason).
  *
  * It reads the file back in time order, decodes every event and renders it
@@ -129,7 +129,7 @@ static void put_ext(struct tu_bytes *b, uint16_t type, const struct tu_bytes *da
 	tu_putfill(b, 0, size - 8 - data->len);
 }
 
-/* TraceLogging field metadata (decoding.md §2.4): name, InType byte (with
+/* TraceLogging field metadata (doc/decoding.md §2.4): name, InType byte (with
  * the chain bit when out >= 0), OutType byte. */
 static void tl_field(struct tu_bytes *m, const char *name, uint8_t in, int out)
 {
@@ -258,7 +258,7 @@ static void build_manifest_event(struct etl_event *ev, struct tu_bytes *pay)
 	ev->payload_size = (uint32_t)pay->len;
 }
 
-/* Process Start v4 (decoding.md §4.3, lib/decode/mof_kernel_classes.c f_proc4). */
+/* Process Start v4 (doc/decoding.md §4.3, lib/decode/mof_kernel_classes.c f_proc4). */
 static void build_process(struct etl_event *ev, struct tu_bytes *pay)
 {
 	tu_put64(pay, 0xFFFFA00012345080ull);                 /* UniqueProcessKey     */
@@ -518,7 +518,7 @@ START_TEST(test_synth_json_values)
 	struct jm_val *v = jm_parse((const char *)m.b.p, m.b.len, err, sizeof err);
 	ck_assert_msg(v != NULL, "invalid JSON: %s", err);
 
-	/* The header event: TRACE_LOGFILE_HEADER fields (decoding.md §6.3). */
+	/* The header event: TRACE_LOGFILE_HEADER fields (doc/decoding.md §6.3). */
 	const struct jm_val *h = jm_get(v, "Header");
 	ck_assert_ptr_nonnull(h);
 	const struct jm_val *hd = event_data(h);

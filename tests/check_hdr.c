@@ -4,7 +4,7 @@
  * etl__hdr_for_marker(marker)->decode() on an etl_cur and through the
  * reader on a synthetic in-memory file built with testutil.
  *
- * Layouts are from spec format.md §3 (and each module's layout table);
+ * Layouts are from doc/format.md §3 (and each module's layout table);
  * the builders below write them field by field, independently of the
  * library's decoders.
  */
@@ -952,7 +952,7 @@ END_TEST
 
 static const struct etl_guid G_MSG = { 0x2818ef08, 0x6a54, 0x396f, { 0x22, 0x44, 0x5a, 0x6e, 0xa4, 0xa9, 0x8c, 0xf0 } };
 
-/* Writes the optional items in the order of spec §3.7. */
+/* Writes the optional items in the order of doc/format.md §3.7. */
 static void build_message(struct tu_bytes *r, uint16_t flags, uint16_t msgnum)
 {
 	tu_bytes_init(r);
@@ -1402,7 +1402,7 @@ END_TEST
 
 /* Every kernel group's provider is found again by its GUID (the lookup
  * by GUID uses its own sorted index, which must list every entry), with
- * the GUIDs the spec gives (format.md §2.6). */
+ * the GUIDs doc/format.md §2.6 gives. */
 START_TEST(test_known_providers)
 {
 	static const struct { unsigned group; const char *name, *guid; } spot[] = {

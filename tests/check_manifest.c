@@ -1,6 +1,6 @@
 /*
  * check_manifest.c - manifest-based decoding (lib/decode/manifest_*.c,
- * decoding.md §3): testdata/manifests/test.man with hand-built events for
+ * doc/decoding.md §3): testdata/manifests/test.man with hand-built events for
  * every feature (count/length references, structs, value and bit maps, the
  * string table, message inserts, version fallback, short payloads), loader
  * errors, and the real manifests of ../shared/manifests against the corpus,

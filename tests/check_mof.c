@@ -1,6 +1,6 @@
 /*
  * check_mof.c - the classic / MOF kernel decoder (lib/decode/mof.c, tables in
- * lib/decode/mof_kernel_classes.c; decoding.md §4): every Process, Thread, Image and
+ * lib/decode/mof_kernel_classes.c; doc/decoding.md §4): every Process, Thread, Image and
  * StackWalk event of the real kernel files decodes, with values checked by
  * hand against the bytes (etldump --hex), 32-bit records, hand-built
  * payloads and truncation.

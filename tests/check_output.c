@@ -10,7 +10,7 @@
  *     reader (15 fields a row);
  *   - hand-built events whose strings and names hold control characters,
  *     NULs and bytes that are not UTF-8 still give well-formed XML and
- *     valid JSON; value formatting (decoding.md §6.2) seen through JSON;
+ *     valid JSON; value formatting (doc/decoding.md §6.2) seen through JSON;
  *   - events that cannot be decoded are kept with their payload in hex
  *     and the reason; the logfile header is written once, as the header
  *     event; misuse and sink failures.
@@ -536,7 +536,7 @@ START_TEST(test_output_xml_replacements)
 }
 END_TEST
 
-/* Value formatting (decoding.md §6.2) and the JSON shape. */
+/* Value formatting (doc/decoding.md §6.2) and the JSON shape. */
 START_TEST(test_output_json_values)
 {
 	struct built b;
@@ -824,7 +824,7 @@ START_TEST(test_output_misuse_and_sink_failure)
 }
 END_TEST
 
-/* Kernel and classic events are named as tracerpt names them (decoding.md
+/* Kernel and classic events are named as tracerpt names them (doc/decoding.md
  * §6.3): RenderingInfo EventName is the class, Opcode the opcode name,
  * Provider MSNT_SystemTrace; ExtendedTracingInfo holds the class GUID. The
  * header event is class EventTrace, opcode Header. */

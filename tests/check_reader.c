@@ -1,5 +1,5 @@
 /*
- * check_reader.c - the buffer walk (spec format.md §1), time order, clock
+ * check_reader.c - the buffer walk (doc/format.md §1), time order, clock
  * conversion (§5), time and GUID text forms, compressed / piped inputs,
  * and the logfile header (§2) of one real file field by field.
  *
@@ -812,7 +812,7 @@ START_TEST(test_guid_text)
 	ck_assert_int_eq(etl_guid_parse("00000000-0000-0000-0000-000000000000", &h), ETL_OK);
 	ck_assert(etl_guid_is_null(&h));
 	ck_assert(!etl_guid_equal(&g, &h));
-	/* The on-disk byte order of spec §0. */
+	/* The on-disk byte order of doc/format.md §0. */
 	struct tu_bytes b;
 	tu_bytes_init(&b);
 	tu_putguid(&b, &g);
@@ -1258,7 +1258,7 @@ START_TEST(test_logfile_fields_amsi)
 	ck_assert_uint_eq(tu_le64(bytes + 0x160), (uint64_t)lf->boot_time);
 	ck_assert_uint_eq(tu_le64(bytes + 0x170), (uint64_t)lf->start_time);
 	ck_assert_uint_eq(tu_le64(bytes + 0x58), (uint64_t)lf->header_timestamp);
-	/* Buffer header of the header buffer (spec §1.6). */
+	/* Buffer header of the header buffer (doc/format.md §1.6). */
 	const struct etl_buffer_info *bi;
 	etl_reader_free(r);
 	r = etl_reader_new();
@@ -1277,7 +1277,7 @@ START_TEST(test_logfile_fields_amsi)
 END_TEST
 
 /* The 32-bit 3.1 MHz relog (perfview smallEtlFile.etl): its last event
- * converts exactly to EndTime (spec §5, observed). */
+ * converts exactly to EndTime (doc/format.md §5, observed). */
 START_TEST(test_clock_real_3mhz)
 {
 	TU_NEED_CORPUS();

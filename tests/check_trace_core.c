@@ -5,7 +5,7 @@
  * _provider.c, _sync.c).
  *
  * The events are written through the core's own seam (etl__rt_deliver)
- * with a hand-made EVENT_HEADER64 record (format.md §3.6) whose payload is
+ * with a hand-made EVENT_HEADER64 record (doc/format.md §3.6) whose payload is
  * a u64 sequence number and a u32 writer index, so each test knows exactly
  * which events were attempted and can find each one in the output.
  */

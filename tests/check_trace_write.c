@@ -578,7 +578,7 @@ END_TEST
 /* TraceLogging macros                                                  */
 /* ------------------------------------------------------------------ */
 
-/* Compile-time metadata against hand-written bytes (decoding.md §2.3). */
+/* Compile-time metadata against hand-written bytes (doc/decoding.md §2.3). */
 START_TEST(test_tl_metadata_bytes)
 {
 	static const char m[] = ETL_TL_METADATA("Ev", ETL_TL_LEVEL(2), ETL_TL_U32("A", 0),

@@ -1,5 +1,5 @@
 /*
- * check_wpp.c - WPP decoding (lib/decode/wpp_decode.c, decoding.md §5):
+ * check_wpp.c - WPP decoding (lib/decode/wpp_decode.c, doc/decoding.md §5):
  * testdata/tmf/test.tmf with hand-built MESSAGE events covering every
  * supported item type and the format-string conversions, unknown messages,
  * truncated argument blobs, TMF loader errors, the standard prefix fields
@@ -368,7 +368,7 @@ static int has_prop(const struct etl_decoded *r, const char *name)
 	return n;
 }
 
-/* The standard prefix fields (decoding.md §5.3, D-PFX, D-WPPX): %1..%9 in
+/* The standard prefix fields (doc/decoding.md §5.3, D-PFX, D-WPPX): %1..%9 in
  * format strings, %!FILE! %!LINE! %!COMPNAME! %!SUBCOMP!, and the prefix
  * properties after the arguments. */
 START_TEST(test_prefix_fields)

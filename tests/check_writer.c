@@ -1040,7 +1040,7 @@ START_TEST(test_header_shrinks)
 END_TEST
 
 /* EndTime left to the writer: the time of the latest event, in each clock
- * (spec format.md §5), as the reader converts it. */
+ * (doc/format.md §5), as the reader converts it. */
 START_TEST(test_end_time_clocks)
 {
 	static const uint32_t clocks[3] = { ETL_CLOCK_QPC, ETL_CLOCK_SYSTEMTIME, ETL_CLOCK_CPUCYCLE };
@@ -1798,7 +1798,7 @@ static void sink_fail_once(int compressed, long k, size_t nev, int *in_events, i
 	/* Complete buffers in the file. A compressed buffer begun in the file
 	 * whose rest could not be written at close stays cut short at the end
 	 * of the file: the reader reports that one (a truncated last buffer,
-	 * spec format.md §1.5) and nothing else. */
+	 * doc/format.md §1.5) and nothing else. */
 	int bad;
 	uint64_t bad_off;
 	/* Only the short last write of close can leave a compressed buffer

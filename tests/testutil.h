@@ -130,7 +130,7 @@ size_t tu_rec_event(struct tu_bytes *out, uint8_t htype, const struct etl_guid *
                     const void *payload, size_t n);
 
 /* Options of the SYSTEM64 logfile-header record (TRACE_LOGFILE_HEADER64,
- * spec format.md §2.2). tu_lf_defaults() gives a plausible Win10 file. */
+ * doc/format.md §2.2). tu_lf_defaults() gives a plausible Win10 file. */
 struct tu_lf {
 	uint8_t  ptr_size;          /* 8: SYSTEM64 + 0x118 form; 4: SYSTEM32 + 0x110 */
 	uint32_t buffer_size;
@@ -168,7 +168,7 @@ size_t tu_rec_logfile(struct tu_bytes *out, const struct tu_lf *lf);
 
 /* ---- buffers ------------------------------------------------------- */
 
-/* One WMI_BUFFER_HEADER and its records (spec format.md §1.2). Fields left
+/* One WMI_BUFFER_HEADER and its records (doc/format.md §1.2). Fields left
  * at their tu_buffer_init() value get sensible defaults at emit time. */
 struct tu_buffer {
 	uint32_t buffer_size;   /* BufferSize                                  */

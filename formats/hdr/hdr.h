@@ -66,7 +66,7 @@ struct etl_hdr_ops {
  *  enum etl_hdr_kind, or NULL. */
 const struct etl_hdr_ops *etl__hdr_for_kind(int kind);
 
-/* Record-marker classification (see spec format.md §3.1). */
+/* Record-marker classification (see doc/format.md §3.1). */
 #define ETL_MARKER_END 0xFFFFFFFFu
 
 /*! etl__hdr_for_marker() : the module for a record marker (the first u32

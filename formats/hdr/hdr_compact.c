@@ -2,7 +2,7 @@
  * hdr_compact.c - compact SYSTEM_TRACE_HEADER (types 0x03 COMPACT32,
  * 0x04 COMPACT64; Windows 8 and later).
  *
- * Layout (GC traceheaders index; spec format.md §3.2): the first 0x18 bytes
+ * Layout (GC traceheaders index; doc/format.md §3.2): the first 0x18 bytes
  * of SYSTEM_TRACE_HEADER without KernelTime/UserTime.
  *   0x00 u16 Version   0x02 u8 HeaderType   0x03 u8 Flags 0xC0
  *   0x04 u16 Size      0x06 u16 HookId      0x08 u32 ThreadId

@@ -3,8 +3,8 @@
  * EVENT_HEADER64), written by manifest and TraceLogging providers, and its
  * chain of extended data items.
  *
- * Layout (GC inc/shared/evntcons/event_header.htm; SDK evntcons.h; spec
- * format.md §3.6):
+ * Layout (GC inc/shared/evntcons/event_header.htm; SDK evntcons.h;
+ * doc/format.md §3.6):
  *   0x00 u16 Size (header + extended items + user data)
  *   0x02 u16 HeaderType 0xC012 / 0xC013
  *   0x04 u16 Flags (0x0001 EXTENDED_INFO)   0x06 u16 EventProperty
@@ -36,7 +36,7 @@ static int event_peek_size(const uint8_t *first, uint32_t *rec_size)
 
 /* The extended-data-item chain of an EVENT_HEADER record: validates it
  * from the cursor position and fills ev->ext, ext_size, ext_count.
- * SPEC: §3.6 - items follow each other by their own size while Linkage
+ * doc/format.md §3.6 - items follow each other by their own size while Linkage
  * bit 0 is set; user data starts after the last one. Both the size and
  * DataSize must fit the record. */
 static int ext_chain_parse(struct etl_cur *rec, struct etl_event *ev, struct etl_err *err)

@@ -2,7 +2,7 @@
  * hdr_full.c - EVENT_TRACE_HEADER, "full header" (types 0x0A FULL_HEADER32,
  * 0x14 FULL_HEADER64), written by classic (MOF) providers.
  *
- * Layout (GC inc/shared/evntrace/event_trace_header.htm; spec format.md §3.4):
+ * Layout (GC inc/shared/evntrace/event_trace_header.htm; doc/format.md §3.4):
  *   0x00 u16 Size        0x02 u8 HeaderType   0x03 u8 MarkerFlags 0xC0
  *   0x04 u8  Class.Type (opcode)  0x05 u8 Class.Level  0x06 u16 Class.Version
  *   0x08 u32 ThreadId    0x0C u32 ProcessId   0x10 i64 TimeStamp

@@ -1,7 +1,7 @@
 /*
  * hdr_instance.c - instance headers (types 0x0B INSTANCE32, 0x15 INSTANCE64).
  *
- * Two layouts, chosen by the log-file layout version (spec format.md §2.3,
+ * Two layouts, chosen by the log-file layout version (doc/format.md §2.3,
  * §3.5; GC event_instance_guid_header.htm, event_instance_header.htm):
  *
  * EVENT_INSTANCE_GUID_HEADER (0x48, layout >= 1.1):
@@ -29,7 +29,7 @@ static int instance_peek_size(const uint8_t *first, uint32_t *rec_size)
 	return 0;
 }
 
-/* SPEC: §2.3 - layout version >= 1.1 selects the GUID form; an unknown
+/* doc/format.md §2.3 - layout version >= 1.1 selects the GUID form; an unknown
  * version (no logfile header) is taken as modern. */
 static int is_old_form(const struct etl_hdr_ctx *ctx)
 {

@@ -4,7 +4,7 @@
  * that start with a plain WNODE_HEADER (marker bit 31 clear).
  *
  * They are recognised so that a file holding one is read on, and returned
- * as events with ETL_WARN so the caller can report them (spec format.md
+ * as events with ETL_WARN so the caller can report them (doc/format.md
  * §3.1). ERROR and TIMED take their size from the low 16 bits of the
  * marker; a WNODE_HEADER from its first u32 (WNODE_HEADER.BufferSize).
  *

@@ -2,8 +2,8 @@
  * hdr_message.c - MESSAGE_TRACE_HEADER, the 8-byte header of WPP software
  * tracing messages (marker byte 3 = 0x90).
  *
- * Layout (GC inc/api/ntwmi/traceheaders/message_trace_header.htm; spec
- * format.md §3.7):
+ * Layout (GC inc/api/ntwmi/traceheaders/message_trace_header.htm;
+ * doc/format.md §3.7):
  *   0x00 u16 Size (header + optional items + arguments)
  *   0x02 u8  Reserved   0x03 u8 0x90 (TRACE_HEADER_FLAG | TRACE_MESSAGE)
  *   0x04 u16 MessageNumber
@@ -43,7 +43,7 @@ static int message_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 		ev->sequence = etl_cur_u32(rec);
 		ev->present |= ETL_EVF_SEQUENCE;
 	}
-	/* SPEC: §3.7 - a component id replaces the GUID when both bits are set. */
+	/* doc/format.md §3.7 - a component id replaces the GUID when both bits are set. */
 	if (fl & ETL_MSG_COMPONENTID) {
 		ev->component_id = etl_cur_u32(rec);
 		ev->present |= ETL_EVF_COMPONENT_ID;
@@ -51,7 +51,7 @@ static int message_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 		etl_cur_guid(rec, &ev->provider);
 		ev->present |= ETL_EVF_PROVIDER;
 	}
-	/* SPEC: §3.7 - 8 bytes are reserved for either timestamp bit. */
+	/* doc/format.md §3.7 - 8 bytes are reserved for either timestamp bit. */
 	if (fl & (ETL_MSG_TIMESTAMP | ETL_MSG_PERF_TIMESTAMP)) {
 		int64_t ts = etl_cur_i64(rec);
 		if (fl & ETL_MSG_TIMESTAMP) {

@@ -2,8 +2,8 @@
  * hdr_perfinfo.c - PERFINFO_TRACE_HEADER (types 0x10 PERFINFO32,
  * 0x11 PERFINFO64).
  *
- * Layout (GC inc/api/ntwmi/traceheaders/perfinfo_trace_header.htm; spec
- * format.md §3.3):
+ * Layout (GC inc/api/ntwmi/traceheaders/perfinfo_trace_header.htm;
+ * doc/format.md §3.3):
  *   0x00 u16 Version (0x8000 PEBS index, 0x0700 PMC counter count)
  *   0x02 u8  HeaderType   0x03 u8 Flags 0xC0   0x04 u16 Size
  *   0x06 u16 HookId       0x08 i64 SystemTime

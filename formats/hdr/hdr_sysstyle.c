@@ -11,13 +11,13 @@
  *   [u32 KernelTime, u32 UserTime]     SYSTEM
  *   [u64 PebsIndex] [u64 Counter[n]]   as the version word announces
  *   payload
- * (GC traceheaders pages; spec format.md §3.2, §3.3.)
+ * (GC traceheaders pages; doc/format.md §3.2, §3.3.)
  */
 #define ETL_BUILDING_LIB 1
 #include <string.h>
 #include "formats/hdr/hdr.h"
 
-/* SPEC: §3.2 - the total size of system-style records is the u16 at +4. */
+/* doc/format.md §3.2 - the total size of system-style records is the u16 at +4. */
 int etl__sys_peek_size(const uint8_t *first, uint32_t *rec_size)
 {
 	*rec_size = etl_le16(first + 4);

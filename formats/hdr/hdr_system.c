@@ -1,8 +1,8 @@
 /*
  * hdr_system.c - SYSTEM_TRACE_HEADER (types 0x01 SYSTEM32, 0x02 SYSTEM64).
  *
- * Layout (GC inc/api/ntwmi/traceheaders/system_trace_header.htm; spec
- * format.md §3.2):
+ * Layout (GC inc/api/ntwmi/traceheaders/system_trace_header.htm;
+ * doc/format.md §3.2):
  *   0x00 u16 Version     (low byte = payload version; 0x8700 = PEBS/PMC)
  *   0x02 u8  HeaderType  0x01 / 0x02
  *   0x03 u8  Flags       0xC0

@@ -1,7 +1,7 @@
 /*
  * formats.c - registry of trace-header modules and helpers they share.
  *
- * Record recognition follows spec format.md §3.1 (GC traceheaders index):
+ * Record recognition follows doc/format.md §3.1 (GC traceheaders index):
  * the first u32 of a record is its marker; b3 = marker >> 24.
  *   0xFFFFFFFF           end of records (fill)       -> handled by the core
  *   b3 & 0x80 == 0       legacy WNODE_HEADER block    -> hdr_legacy.c
@@ -71,7 +71,7 @@ int etl__err_set(struct etl_err *err, int code, uint32_t pos, const char *fmt, .
 	return ETL_FAILED;
 }
 
-/* SPEC: format.md §3.3 - PEBS index (u64) then PMC counters (u64 each),
+/* doc/format.md §3.3 - PEBS index (u64) then PMC counters (u64 each),
  * announced by bits 0x8000 and 0x0700 of the version word, inserted right
  * after the fixed header in every system-style header. */
 int etl__hdr_read_hw_items(struct etl_cur *rec, struct etl_event *ev, struct etl_err *err)
@@ -208,7 +208,7 @@ int etl__hdr_hw_items_check(const struct etl_event *ev, uint16_t vw, struct etl_
 	return ETL_OK;
 }
 
-/* SPEC: format.md §3.3 - PEBS index first, then the counters. */
+/* doc/format.md §3.3 - PEBS index first, then the counters. */
 size_t etl__hdr_write_hw_items(uint8_t *out, const struct etl_event *ev, uint16_t vw)
 {
 	size_t at = 0;

@@ -1,7 +1,7 @@
 /*
  * formats/out/out_json.c - JSON ("json": one document) and JSON lines ("jsonl": one
  * object per line), the XML model mirrored key by key in the openwec shape
- * (decoding.md §6.4):
+ * (doc/decoding.md §6.4):
  *
  *   {"System": {"Provider": {"Name": "...", "Guid": "{...}"},
  *               "EventID": 1, "Version": 0, "Level": 4, "Task": 0,

@@ -362,7 +362,7 @@ static void guid_str(struct etl_outbuf *b, const struct etl_guid *g)
 	guid(b, g);
 }
 
-/* tracerpt's ExtendedTracingInfo (decoding.md §6.3), as in the XML. The
+/* tracerpt's ExtendedTracingInfo (doc/decoding.md §6.3), as in the XML. The
  * event GUID is mostly the provider's, whose text is in the memo. */
 void etl__json_ext_tracing_part(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r)
 {

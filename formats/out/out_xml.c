@@ -1,6 +1,6 @@
 /*
  * out_xml.c - Windows event XML (the EvtRender / tracerpt schema,
- * decoding.md §6.1 and §6.3), written with libxml2's xmlTextWriter so the
+ * doc/decoding.md §6.1 and §6.3), written with libxml2's xmlTextWriter so the
  * document is always well-formed.
  *
  *   <?xml version="1.0" encoding="UTF-8"?>
@@ -324,7 +324,7 @@ static void guid_elem(struct xml_priv *x, const char *name, const struct etl_gui
 	elem_text(x, name, t);
 }
 
-/* tracerpt's ExtendedTracingInfo (decoding.md §6.3): the event class GUID
+/* tracerpt's ExtendedTracingInfo (doc/decoding.md §6.3): the event class GUID
  * of a classic or kernel record, and an instance header's ids. */
 static void ext_tracing_part(struct xml_priv *x, const struct etl_out_rec *r)
 {

@@ -1,6 +1,6 @@
 /*
  * lib/common/providers.c - the kernel HookId group -> provider table and other
- * well-known provider GUIDs (spec format.md §2.6, from the GC hookid page).
+ * well-known provider GUIDs (doc/format.md §2.6, from the GC hookid page).
  *
  * System-style headers (SYSTEM, COMPACT, PERFINFO) carry a 16-bit HookId =
  * Group << 8 | Type instead of a GUID; consumers see Group as a provider
@@ -53,7 +53,7 @@ static const struct known_provider groups[] = {
 	/* 0x1E */ { "HypervisorX", G(0x2CE9A149, 0xEFFE, 0x42F0, 0xA6, 0x35, 0xA1, 0xD3, 0x9E, 0x26, 0xC8, 0xF2) },
 };
 
-/* Providers that appear in relogged and merged files (spec §2.6). */
+/* Providers that appear in relogged and merged files (doc/format.md §2.6). */
 static const struct known_provider others[] = {
 	{ "EventMetadata", G(0xBBCCF6C1, 0x6CD1, 0x48C4, 0x80, 0xFF, 0x83, 0x94, 0x82, 0xE3, 0x76, 0x71) },
 	{ "ImageId", G(0xB3E675D7, 0x2554, 0x4F18, 0x83, 0x0B, 0x27, 0x62, 0x73, 0x25, 0x60, 0xDE) },

@@ -1,5 +1,5 @@
 /*
- * lib/common/time.c - clock conversion and ISO 8601 formatting (spec format.md §5).
+ * lib/common/time.c - clock conversion and ISO 8601 formatting (doc/format.md §5).
  *
  * Every record timestamp is in the session clock named by the logfile
  * header's ReservedFlags. The logfile-header record's own timestamp T0
@@ -42,7 +42,7 @@ void etl__clock_init(struct etl_clock *ck, const struct etl_logfile *lf)
 		break;
 	default:
 		/* RAW (0) on post-Vista files: QPC when a frequency is known,
-		 * else system time, as other consumers do (spec §5). */
+		 * else system time, as other consumers do (doc/format.md §5). */
 		if (lf->perf_freq > 0) {
 			ck->mul = 10000000;
 			ck->div = lf->perf_freq;

@@ -26,7 +26,7 @@
  * else a u16 v follows (v == 0: a u32 v follows instead) and the length
  * is v + 3, where v < 15 is invalid.
  * End: symbol 256 decoded when the whole input has been loaded is the
- * end-of-stream marker (the spec also requires the expected size to have
+ * end-of-stream marker ([MS-XCA] also requires the expected size to have
  * been written; this decoder stops before that anyway when dst_cap is the
  * expected size). Also the end of the input at a block boundary, or
  * dst_cap bytes produced.
@@ -90,7 +90,7 @@ static int build(struct decoder *d, const uint8_t *t)
 		next[l] = d->offset[l];
 	}
 	/* Exactly full code space: rejects the empty, over-subscribed and
-	 * incomplete tables (the spec's table construction fails on them). */
+	 * incomplete tables ([MS-XCA]'s table construction fails on them). */
 	if (total != 1u << MAXLEN)
 		return -1;
 	for (s = 0; s < NSYM; s++)

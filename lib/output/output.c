@@ -109,7 +109,7 @@ static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
 		r->user_time = ev->user_time;
 	}
 	/* Classic and kernel records name an event class, which tracerpt
-	 * repeats as ExtendedTracingInfo/EventGuid (decoding.md §6.3). */
+	 * repeats as ExtendedTracingInfo/EventGuid (doc/decoding.md §6.3). */
 	switch (ev->kind) {
 	case ETL_HDR_SYSTEM32: case ETL_HDR_SYSTEM64:
 	case ETL_HDR_COMPACT32: case ETL_HDR_COMPACT64:
@@ -186,7 +186,7 @@ static void rendering_from(struct etl_out_rec *r, const struct etl_decoded *dec)
 	if (dec->source == ETL_DECODE_MOF) {
 		/* tracerpt names a kernel event by its class ("Process"), the
 		 * opcode ("Start") being the Opcode, and the provider as the
-		 * kernel logger's MOF name (decoding.md §6.3). */
+		 * kernel logger's MOF name (doc/decoding.md §6.3). */
 		r->r_event_name = dec->provider_name;
 		r->r_provider = ETL_KERNEL_MOF_PROVIDER;
 	}

@@ -2,8 +2,8 @@
  * lib/read/buffer.c - one buffer: its WMI_BUFFER_HEADER, loading (and inflating)
  * it, and walking its records.
  *
- * WMI_BUFFER_HEADER, 0x48 bytes (GC inc/api/ntwmi/wmi_buffer_header; spec
- * format.md §1.2):
+ * WMI_BUFFER_HEADER, 0x48 bytes (GC inc/api/ntwmi/wmi_buffer_header;
+ * doc/format.md §1.2):
  *   0x00 u32 BufferSize     bytes stored in the file, header included
  *   0x04 u32 SavedOffset    valid bytes (compressed: uncompressed length)
  *   0x08 u32 CurrentOffset  0x0C i32 ReferenceCount
@@ -14,7 +14,7 @@
  *   0x30 u32 Offset         0x34 u16 BufferFlag   0x36 u16 BufferType
  *   0x38 16 bytes (reference time / stale pointers)
  *
- * Walk rules (spec §1.5, §4.1):
+ * Walk rules (doc/format.md §1.5, §4.1):
  *   - the next buffer is at this one + BufferSize (never index x size);
  *   - records run from 0x48 to min(BufferSize, max(SavedOffset, Offset))
  *     (relogged header buffers have SavedOffset < Offset);
@@ -69,7 +69,7 @@ static void parse_header(const uint8_t *p, uint64_t off, struct etl_buffer_info 
 	bi->offset = etl_le32(p + 0x30);
 	bi->flags = etl_le16(p + 0x34);
 	bi->type = etl_le16(p + 0x36);
-	/* SPEC: §1.4 - the 16-bit ProcessorIndex when PROC_INDEX is set,
+	/* doc/format.md §1.4 - the 16-bit ProcessorIndex when PROC_INDEX is set,
 	 * else the low byte (ProcessorNumber). */
 	bi->processor = (bi->flags & ETL_BUF_FLAG_PROC_INDEX) ? etl_le16(p + 0x28) : p[0x28];
 	bi->logger_id = etl_le16(p + 0x2A);
@@ -114,7 +114,7 @@ int etl__buffer_header(struct etl_walk *w, uint64_t off, struct etl_buffer_info 
 		if (bi->compressed)
 			w->stats.compressed_buffers++;
 	}
-	/* SPEC: §1.5 - a BufferSize below the header size cannot be chained:
+	/* doc/format.md §1.5 - a BufferSize below the header size cannot be chained:
 	 * the walk stops here. */
 	if (bi->buffer_size < HDR) {
 		if (walk) {
@@ -161,7 +161,7 @@ int etl__buffer_header(struct etl_walk *w, uint64_t off, struct etl_buffer_info 
 			}
 			return ETL_FAILED;
 		}
-		/* SPEC: §4.1 - a compressed buffer holds at most one logger buffer
+		/* doc/format.md §4.1 - a compressed buffer holds at most one logger buffer
 		 * of records. Holding it to the logfile's BufferSize also bounds
 		 * the memory of time order (one inflated buffer per processor)
 		 * against tiny buffers that claim to inflate to 32 MiB. */

@@ -1,7 +1,7 @@
 /*
  * lib/read/eventtrace.c - the EventTrace group (HookId 0x00xx, provider
  * {68fdd900-4a3e-11d1-84f4-0000f80464e3}): names of its records and the
- * payloads of those that follow the logfile header (spec format.md §2.6).
+ * payloads of those that follow the logfile header (doc/format.md §2.6).
  *
  *   0x0005 Extension / 0x0020 EndExtension: ETW_KERNEL_HEADER_EXTENSION,
  *          PERFINFO_GROUPMASK (8 x u32) + u32 Version (0x24 bytes)

@@ -1,6 +1,6 @@
 /*
  * lib/read/ext_items.c - walking and interpreting extended data items of EVENT_HEADER
- * records (spec format.md §3.6, MS-EXT). The chain was validated when the
+ * records (doc/format.md §3.6, MS-EXT). The chain was validated when the
  * record was decoded (formats/hdr/hdr_event.c), so walking it here only needs
  * to follow the sizes; interpreting an item's data checks its own length.
  */

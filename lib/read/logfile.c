@@ -3,7 +3,7 @@
  * every file (HookId 0x0000), in its 32-bit (0x110) and 64-bit (0x118)
  * forms, followed by the UTF-16 logger name and log-file name.
  *
- * Layout (GC inc/shared/evntrace/trace_logfile_header.htm; spec format.md
+ * Layout (GC inc/shared/evntrace/trace_logfile_header.htm; doc/format.md
  * §2.2). x86 / x64 offsets:
  *   0x00 / 0x00  u32 BufferSize          0x04 / 0x04 u8[4] Version
  *   0x08 / 0x08  u32 ProviderVersion     0x0C / 0x0C u32 NumberOfProcessors
@@ -107,7 +107,7 @@ static void read_systemtime(struct etl_cur *c, struct etl_systemtime *t)
 	t->milliseconds = etl_cur_u16(c);
 }
 
-/* SPEC: §2.5 - TIME_ZONE_INFORMATION, 172 bytes. */
+/* doc/format.md §2.5 - TIME_ZONE_INFORMATION, 172 bytes. */
 static void read_time_zone(struct etl_cur *c, struct etl_time_zone *tz)
 {
 	const uint8_t *name;

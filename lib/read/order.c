@@ -2,8 +2,7 @@
  * lib/read/order.c - globally time-ordered iteration.
  *
  * A file holds buffers in flush order. Each processor has its own stream
- * of buffers, and records inside one buffer are in time order (spec
- * format.md §1.7). So:
+ * of buffers, and records inside one buffer are in time order (doc/format.md §1.7). So:
  *   1. index pass: walk the buffer headers once, keeping 24 bytes per
  *      buffer (offset, processor, sequence number);
  *   2. group the index by processor and order each group by

@@ -87,7 +87,7 @@ static int walk_fatal(struct etl_reader *r)
 }
 
 /* Reads the logfile header from the first record of the first buffer
- * (spec §1.6, §2). Damage here is not fatal: the walk reports it like any
+ * (doc/format.md §1.6, §2). Damage here is not fatal: the walk reports it like any
  * other, and events are still returned, only without converted times. */
 static int read_logfile(struct etl_reader *r)
 {
@@ -153,7 +153,7 @@ static int read_logfile(struct etl_reader *r)
 		w->ctx.default_ptr_size = (uint8_t)r->lf.pointer_size;
 	w->logger_buffer_size = r->lf.buffer_size;
 	w->compressed_file = (r->lf.log_file_mode & 0x04000000u) != 0;
-	/* SPEC: §4.2 - in compressed-mode files the header buffer's State
+	/* doc/format.md §4.2 - in compressed-mode files the header buffer's State
 	 * names the COMPRESSION_FORMAT (2 LZNT1, 3 XPRESS, 4 XPRESS_HUFF); 0
 	 * and other values mean the XPRESS (Plain LZ77) every sample uses. */
 	if (r->lf.log_file_mode & 0x04000000u) {

@@ -201,7 +201,7 @@ struct etl_out_rec {
 	const char *r_keywords;    /* names separated by spaces                  */
 	const char *r_event_name;
 
-	/* ExtendedTracingInfo (tracerpt, decoding.md §6.3): classic and kernel
+	/* ExtendedTracingInfo (tracerpt, doc/decoding.md §6.3): classic and kernel
 	 * records, whose provider field is an event class GUID */
 	int has_ext_tracing;
 	struct etl_guid event_guid;

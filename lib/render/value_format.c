@@ -3,7 +3,7 @@
  * the property tree (flattened leaf names), and name=value lists of the
  * leaves (text and CSV).
  *
- * Value formatting (decoding.md §6.2, one canonical form):
+ * Value formatting (doc/decoding.md §6.2, one canonical form):
  *   integers         decimal;
  *   hex types        "0x" + lowercase hex, no padding: HexInt8..64 out
  *                    types, HexInt32/HexInt64/Pointer in types, and the
