@@ -3,7 +3,7 @@
  * plain forms: the SSE2 UTF-16 loops (lib/common/utf16.c) against the portable
  * ones, the hand-made "no schema" message against snprintf, messages parsed
  * at load (lib/decode/manifest_message.c: every escape, inserts past the template, the
- * 64 KiB cap), and the memos of the JSON writer (formats/out/out_json.c: the
+ * 64 KiB cap), and the memos of the JSON writer (formats/output/out_json.c: the
  * text of a name or a System/RenderingInfo part remembered by pointer) when
  * the text behind a pointer changes.
  */
@@ -18,7 +18,7 @@
 #include "lib/common/utf16.h"
 #include "etl_output.h"
 #include "testutil.h"
-#include "formats/out/out.h"
+#include "formats/output/out.h"
 
 /* xorshift64*: a fixed sequence, so failures reproduce. */
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;

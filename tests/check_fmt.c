@@ -15,7 +15,7 @@
 
 #include "etl.h"
 #include "lib/common/fmt.h"
-#include "formats/out/out.h"
+#include "formats/output/out.h"
 
 /* xorshift64*: a fixed sequence, so failures reproduce. */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;

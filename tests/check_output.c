@@ -1,5 +1,5 @@
 /*
- * check_output.c - the output formats (include/etl_output.h, formats/out/out_*.c):
+ * check_output.c - the output formats (include/etl_output.h, formats/output/out_*.c):
  *
  *   - golden files: a few corpus files ($ETL_CORPUS, default
  *     ../shared/corpus) read in time order, decoded with etl_decoder and

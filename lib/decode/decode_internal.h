@@ -119,7 +119,7 @@ void *etl__dec_cache_find(etl_decoder *d, uint64_t hash, const void *key, size_t
 int etl__dec_cache_add(etl_decoder *d, uint64_t hash, const void *key, size_t key_len,
                        void *data, void (*free_fn)(void *), size_t cost);
 
-/* ---- names remembered by pointer (formats/out/out_json.c) ------------------ */
+/* ---- names remembered by pointer (formats/output/out_json.c) ------------------ */
 
 /* A source decoder calls this when every name of its result (provider,
  * event, task, opcode, level, channel and keywords names, property names)

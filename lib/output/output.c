@@ -3,7 +3,7 @@
  * builds the record a renderer lays out from an event and its decoded
  * payload (System values, RenderingInfo, payload or error), writes the
  * header event exactly once, and drives the renderer of the chosen format
- * (formats/out/). What renderers share lives in lib/render/.
+ * (formats/output/). What renderers share lives in lib/render/.
  */
 #define ETL_BUILDING_LIB 1
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "etl_output.h"
-#include "formats/out/out.h"
+#include "formats/output/out.h"
 #include "lib/decode/decode_output.h"
 
 /* {68fdd900-4a3e-11d1-84f4-0000f80464e3} */

@@ -1,5 +1,5 @@
 /*
- * lib/render/render.h - what every renderer (formats/out/out_*.c) works
+ * lib/render/render.h - what every renderer (formats/output/out_*.c) works
  * with (internal): the record it lays out, the context it writes through,
  * the growable buffer, value formatting, escaping and the property tree.
  *

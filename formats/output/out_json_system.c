@@ -1,5 +1,5 @@
 /*
- * formats/out/out_json_system.c - the System, RenderingInfo and
+ * formats/output/out_json_system.c - the System, RenderingInfo and
  * ExtendedTracingInfo parts of a JSON record (layout in out_json.c). The
  * parts repeat from event to event of one kind, so their text is kept in
  * memo tables (struct json_priv) keyed by the values it was made from.
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/out/out_json.h"
+#include "formats/output/json_state.h"
 
 /* The provider GUID as a JSON string, from the memo when it is the same
  * as the last event's. */

@@ -20,7 +20,7 @@
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
 #include <string.h>
-#include "formats/out/out.h"
+#include "formats/output/out.h"
 
 struct csv_priv {
 	struct etl_outbuf field;

@@ -1,5 +1,5 @@
 /*
- * formats/out/out.h - the renderers (out_<name>.c) and their registry
+ * formats/output/out.h - the renderers (out_<name>.c) and their registry
  * (internal). Each renderer implements the contract of lib/render/render.h;
  * the output handle (lib/output/) finds one by its format name here.
  */
@@ -7,7 +7,7 @@
 #define ETL_FORMATS_OUT_H
 
 #ifndef ETL_BUILDING_LIB
-#error "formats/out/out.h is internal to libetl"
+#error "formats/output/out.h is internal to libetl"
 #endif
 
 #include "lib/render/render.h"

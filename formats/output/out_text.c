@@ -1,5 +1,5 @@
 /*
- * formats/out/out_text.c - one human-readable line per event: etldump's columns
+ * formats/output/out_text.c - one human-readable line per event: etldump's columns
  *
  *   TIME  cpu=N pid=N tid=N KIND PROVIDER[/EVENT] id=N|op=N [hook=0xNNNN]
  *   lvl=N kw=0xN size=N
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/out/out.h"
+#include "formats/output/out.h"
 
 /* The provider as the record names it: the reader's name, a WPP message's
  * component, else the GUID; control characters as '?', 160 bytes at most. */

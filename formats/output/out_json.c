@@ -1,5 +1,5 @@
 /*
- * formats/out/out_json.c - JSON ("json": one document) and JSON lines ("jsonl": one
+ * formats/output/out_json.c - JSON ("json": one document) and JSON lines ("jsonl": one
  * object per line), the XML model mirrored key by key in the openwec shape
  * (doc/decoding.md §6.4):
  *
@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/out/out_json.h"
+#include "formats/output/json_state.h"
 
 static int open_common(struct etl_render *o, int lines)
 {

@@ -1,18 +1,18 @@
 /*
- * formats/out/out_json.h - what the two halves of the JSON renderer share
+ * formats/output/json_state.h - what the two halves of the JSON renderer share
  * (internal): its state with the memo tables, and small writers. out_json.c
  * writes documents, records and EventData; out_json_system.c the System,
  * RenderingInfo and ExtendedTracingInfo parts.
  */
-#ifndef ETL_OUT_JSON_H
-#define ETL_OUT_JSON_H
+#ifndef ETL_JSON_STATE_H
+#define ETL_JSON_STATE_H
 
 #ifndef ETL_BUILDING_LIB
-#error "formats/out/out_json.h is internal to libetl"
+#error "formats/output/json_state.h is internal to libetl"
 #endif
 
 #include <string.h>
-#include "formats/out/out.h"
+#include "formats/output/out.h"
 #include "lib/common/fmt.h"
 
 struct json_priv {
@@ -124,4 +124,4 @@ void etl__json_system_part(struct json_priv *j, struct etl_outbuf *b, const stru
 void etl__json_rendering_part(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r);
 void etl__json_ext_tracing_part(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r);
 
-#endif /* ETL_OUT_JSON_H */
+#endif /* ETL_JSON_STATE_H */

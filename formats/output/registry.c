@@ -1,9 +1,9 @@
 /*
- * formats/out/registry.c - the renderers by format name.
+ * formats/output/registry.c - the renderers by format name.
  */
 #define ETL_BUILDING_LIB 1
 #include <string.h>
-#include "formats/out/out.h"
+#include "formats/output/out.h"
 
 static const struct etl_out_ops *const renderers[] = {
 	&etl__out_xml, &etl__out_json, &etl__out_jsonl, &etl__out_csv, &etl__out_text, NULL

@@ -45,7 +45,7 @@
 #include <libxml/xmlwriter.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/out/out.h"
+#include "formats/output/out.h"
 
 #define NS_EVENT "http://schemas.microsoft.com/win/2004/08/events/event"
 #define NS_TRACE "http://schemas.microsoft.com/win/2004/08/events/trace"
