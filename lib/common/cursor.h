@@ -106,6 +106,31 @@ static inline int64_t etl_cur_i64(struct etl_cur *c)
 {
 	return (int64_t)etl_cur_u64(c);
 }
+/* IEEE 754 single and double, little-endian. */
+static inline float etl_cur_f32(struct etl_cur *c)
+{
+	uint32_t u = etl_cur_u32(c);
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+static inline double etl_cur_f64(struct etl_cur *c)
+{
+	uint64_t u = etl_cur_u64(c);
+	double f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+/* An unsigned little-endian integer of n bytes (1, 2, 4 or 8) at q. */
+static inline uint64_t etl_le_uint(const uint8_t *q, unsigned n)
+{
+	return n == 1 ? q[0] : n == 2 ? etl_le16(q) : n == 4 ? etl_le32(q) : etl_le64(q);
+}
+/* u, an n-byte two's complement value, sign-extended to 64 bits. */
+static inline uint64_t etl_sign_extend(uint64_t u, unsigned n)
+{
+	return (uint64_t)(n == 1 ? (int8_t)u : n == 2 ? (int16_t)u : n == 4 ? (int32_t)u : (int64_t)u);
+}
 static inline void etl_cur_guid(struct etl_cur *c, struct etl_guid *g)
 {
 	if (etl_cur_need(c, 16)) { etl_guid_dec(c->p + c->pos, g); c->pos += 16; }

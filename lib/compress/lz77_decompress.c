@@ -43,6 +43,7 @@
  * in any multiple of its period), distance 1 becomes a memset.
  */
 #include "etl_compress.h"
+#include "lib/compress/codec_result.h"
 
 #include <string.h>
 
@@ -74,6 +75,19 @@ static inline unsigned clz32(uint32_t x)
 #endif
 }
 
+/* Copies step-byte chunks from `from` to op until op reaches end (may write
+ * up to step - 1 bytes past end). step is a constant at each call, so the
+ * copies compile to single loads and stores. */
+static inline uint8_t *copy_chunks(uint8_t *op, const uint8_t *from, uint8_t *end, size_t step)
+{
+	do {
+		memcpy(op, from, step);
+		op += step;
+		from += step;
+	} while (op < end);
+	return end;
+}
+
 /* Copy a validated match of `len` bytes from `dist` bytes back, where
  * `room` = oend - op >= len. Returns the new output position. */
 static inline uint8_t *copy_match(uint8_t *op, size_t dist, size_t len,
@@ -86,22 +100,11 @@ static inline uint8_t *copy_match(uint8_t *op, size_t dist, size_t len,
 		/* Each 16-byte chunk reads only bytes before the chunk it writes
 		 * (dist >= 16), so no overlap; may over-write < 16 bytes past
 		 * `end`, which the room check allows. */
-		do {
-			memcpy(op, from, 16);
-			op += 16;
-			from += 16;
-		} while (op < end);
-		return end;
+		return copy_chunks(op, from, end, 16);
 	}
 	if (dist >= 8) {
-		if (room - len >= 8) {
-			do {
-				memcpy(op, from, 8);
-				op += 8;
-				from += 8;
-			} while (op < end);
-			return end;
-		}
+		if (room - len >= 8)
+			return copy_chunks(op, from, end, 8);
 	} else if (dist == 1) {
 		memset(op, op[-1], len);
 		return end;
@@ -286,20 +289,8 @@ int etl_lz77_decompress(const uint8_t *src, size_t src_len,
 		}
 	}
 
-	if (out_len)
-		*out_len = (size_t)(op - dst);
-	if (err)
-		*err = ETL_E_NONE;
-	if (err_pos)
-		*err_pos = 0;
-	return ETL_OK;
+	return etl__codec_result(1, (size_t)(op - dst), 0, out_len, err, err_pos);
 
 malformed:
-	if (out_len)
-		*out_len = (size_t)(op - dst);
-	if (err)
-		*err = ETL_E_DECOMPRESS;
-	if (err_pos)
-		*err_pos = (size_t)(tok - src);
-	return ETL_FAILED;
+	return etl__codec_result(0, (size_t)(op - dst), (size_t)(tok - src), out_len, err, err_pos);
 }

@@ -28,6 +28,7 @@
  * room left) before any byte of it is written.
  */
 #include "etl_compress.h"
+#include "lib/compress/codec_result.h"
 
 #include <string.h>
 
@@ -160,20 +161,8 @@ int etl_lznt1_decompress(const uint8_t *src, size_t src_len,
 		ip += 2 + size;
 	}
 done:
-	if (out_len)
-		*out_len = op;
-	if (err)
-		*err = ETL_E_NONE;
-	if (err_pos)
-		*err_pos = 0;
-	return ETL_OK;
+	return etl__codec_result(1, op, 0, out_len, err, err_pos);
 
 malformed:
-	if (out_len)
-		*out_len = op;
-	if (err)
-		*err = ETL_E_DECOMPRESS;
-	if (err_pos)
-		*err_pos = bad;
-	return ETL_FAILED;
+	return etl__codec_result(0, op, bad, out_len, err, err_pos);
 }

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "etl_decode.h"
 
 /* Most properties one event may produce. Every leaf consumes at least one
@@ -50,6 +51,26 @@ struct etl_dec_head {
 static inline struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx)
 {
 	return &((struct etl_dec_head *)(void *)d)->props[idx];
+}
+
+/* Stores a scalar property at idx: every member set, the rest of the
+ * value union zeroed, no children. Inline: once per decoded field. */
+static inline void etl__dec_put_scalar(etl_decoder *d, uint32_t idx, const char *name, int kind,
+                                       uint16_t in_type, uint16_t out_type, uint64_t u,
+                                       uint32_t parent, uint32_t payload_offset)
+{
+	struct etl_prop *o = etl__dec_prop(d, idx);
+	o->name = name;
+	o->kind = kind;
+	o->in_type = in_type;
+	o->out_type = out_type;
+	memset(&o->v, 0, sizeof o->v);
+	o->v.u = u;
+	o->map_name = NULL;
+	o->parent = parent;
+	o->first_child = 0;
+	o->n_children = 0;
+	o->payload_offset = payload_offset;
 }
 
 /* etl__dec_reserve() without initialising the properties: the caller

@@ -115,6 +115,17 @@ static int fail_trunc(struct mdec *x, const char *name, size_t off)
 	                     name, off, (unsigned)x->ev->payload_size);
 }
 
+/* A counted string's u16 byte count and where its bytes start: 0, or -1
+ * when the count or the bytes run past the payload. */
+static int counted_bytes(struct etl_cur *c, const uint8_t **p, size_t *nb)
+{
+	if (!etl_cur_need(c, 2))
+		return -1;
+	*nb = etl_cur_u16(c);
+	*p = etl_cur_ptr(c);
+	return *nb > etl_cur_left(c) ? -1 : 0;
+}
+
 static int ref_value(const struct mf_ref *r, const uint64_t *vals, const uint64_t *top, uint64_t *out)
 {
 	switch (r->kind) {
@@ -232,16 +243,12 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 		}
 		break;
 	}
-	case ETL_IN_FLOAT: {
+	case ETL_IN_FLOAT:
 		if (!etl_cur_need(c, 4))
 			return fail_trunc(x, f->name, off);
-		uint32_t u = etl_cur_u32(c);
-		float fl;
-		memcpy(&fl, &u, 4);
 		pv.kind = ETL_VAL_FLOAT;
-		pv.v.f = fl;
+		pv.v.f = etl_cur_f32(c);
 		break;
-	}
 	case ETL_IN_DOUBLE: {
 		if (!etl_cur_need(c, 8))
 			return fail_trunc(x, f->name, off);
@@ -301,11 +308,7 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 		size_t nb, take;
 		int cut = 1;                    /* take may still hold a NUL */
 		if (f->in_type == ETL_IN_COUNTEDSTRING) {
-			if (!etl_cur_need(c, 2))
-				return fail_trunc(x, f->name, off);
-			nb = etl_cur_u16(c);
-			p = etl_cur_ptr(c);
-			if (nb > etl_cur_left(c))
+			if (counted_bytes(c, &p, &nb) != 0)
 				return fail_trunc(x, f->name, off);
 			take = nb;
 		} else if (has_len) {
@@ -342,11 +345,7 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 		const uint8_t *p = etl_cur_ptr(c);
 		size_t nb, take;
 		if (f->in_type == ETL_IN_COUNTEDANSISTRING) {
-			if (!etl_cur_need(c, 2))
-				return fail_trunc(x, f->name, off);
-			nb = etl_cur_u16(c);
-			p = etl_cur_ptr(c);
-			if (nb > etl_cur_left(c))
+			if (counted_bytes(c, &p, &nb) != 0)
 				return fail_trunc(x, f->name, off);
 			take = nb;
 		} else if (has_len) {
@@ -393,27 +392,16 @@ static inline int dec_fast(struct mdec *x, const struct mf_field *fi, uint32_t i
 	if (c->err || sz > c->len - c->pos)
 		return fail_trunc(x, fi->name, off);
 	const uint8_t *q = c->p + off;
-	uint64_t u = sz == 1 ? q[0] : sz == 2 ? etl_le16(q) : sz == 4 ? etl_le32(q) : etl_le64(q);
+	uint64_t u = etl_le_uint(q, sz);
 	c->pos += sz;
 	*val = u;
 	if (fi->fast_kind == ETL_VAL_BOOL)
 		u = u != 0;
 	else if (fi->fast_kind == ETL_VAL_INT)        /* sign-extended */
-		u = (uint64_t)(sz == 1 ? (int8_t)u : sz == 2 ? (int16_t)u : sz == 4 ? (int32_t)u : (int64_t)u);
-	/* UINT, FILETIME (v.i, the same bits): as it is. Every member is
-	 * stored, the rest of the value union zeroed. */
-	struct etl_prop *o = etl__dec_prop(x->d, idx);
-	o->name = fi->name;
-	o->kind = fi->fast_kind;
-	o->in_type = fi->in_type;
-	o->out_type = fi->out_type;
-	memset(&o->v, 0, sizeof o->v);
-	o->v.u = u;
-	o->map_name = NULL;
-	o->parent = parent;
-	o->first_child = 0;
-	o->n_children = 0;
-	o->payload_offset = (uint32_t)off;
+		u = etl_sign_extend(u, sz);
+	/* UINT, FILETIME (v.i, the same bits): as it is. */
+	etl__dec_put_scalar(x->d, idx, fi->name, fi->fast_kind, fi->in_type, fi->out_type, u, parent,
+	                    (uint32_t)off);
 	return ETL_OK;
 }
 

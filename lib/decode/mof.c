@@ -285,9 +285,9 @@ static inline int walk_int(struct mof_walk *w, const struct mof_field *f, uint32
 	if (need > etl_cur_left(c) || c->err)
 		return fail_short(w, f, need);
 	const uint8_t *q = etl_cur_ptr(c);
-	uint64_t u = need == 1 ? q[0] : need == 2 ? etl_le16(q) : need == 4 ? etl_le32(q) : etl_le64(q);
-	if (k->is_signed && need < 8)
-		u = (uint64_t)(need == 1 ? (int8_t)u : need == 2 ? (int16_t)u : (int32_t)u);
+	uint64_t u = etl_le_uint(q, need);
+	if (k->is_signed)
+		u = etl_sign_extend(u, need);
 	uint16_t in = k->in_type, out = k->out_type;
 	if (f->kind == MOF_PTR)
 		out = P == 4 ? ETL_OUT_HEXINT32 : ETL_OUT_HEXINT64;
@@ -295,18 +295,8 @@ static inline int walk_int(struct mof_walk *w, const struct mof_field *f, uint32
 		in = P == 4 ? ETL_IN_UINT32 : ETL_IN_UINT64;
 	if (f->out)
 		out = f->out;
-	struct etl_prop *o = etl__dec_prop(w->d, idx);
-	o->name = f->name;
-	o->kind = k->kind;
-	o->in_type = in;
-	o->out_type = out;
-	memset(&o->v, 0, sizeof o->v);
-	o->v.u = u;
-	o->map_name = NULL;
-	o->parent = ETL_PROP_NO_PARENT;
-	o->first_child = 0;
-	o->n_children = 0;
-	o->payload_offset = (uint32_t)c->pos;
+	etl__dec_put_scalar(w->d, idx, f->name, k->kind, in, out, u, ETL_PROP_NO_PARENT,
+	                    (uint32_t)c->pos);
 	c->pos += need;
 	return ETL_OK;
 }

@@ -234,26 +234,18 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 		p->v.bin.len = n;
 		return ETL_OK;
 	}
-	case ETL_IN_FLOAT: {
+	case ETL_IN_FLOAT:
 		if (left < 4)
 			return fail_short(x, f, 4);
-		uint32_t u = etl_cur_u32(c);
-		float fl;
-		memcpy(&fl, &u, sizeof fl);
 		p->kind = ETL_VAL_FLOAT;
-		p->v.f = fl;
+		p->v.f = etl_cur_f32(c);
 		return ETL_OK;
-	}
-	case ETL_IN_DOUBLE: {
+	case ETL_IN_DOUBLE:
 		if (left < 8)
 			return fail_short(x, f, 8);
-		uint64_t u = etl_cur_u64(c);
-		double db;
-		memcpy(&db, &u, sizeof db);
 		p->kind = ETL_VAL_FLOAT;
-		p->v.f = db;
+		p->v.f = etl_cur_f64(c);
 		return ETL_OK;
-	}
 	case ETL_IN_GUID:
 		if (left < 16)
 			return fail_short(x, f, 16);

@@ -167,17 +167,13 @@ static int dec_arg(etl_decoder *d, const struct etl_event *ev, struct etl_cur *c
 		return ETL_OK;
 	}
 	switch (a->item) {
-	case WI_DOUBLE: {
+	case WI_DOUBLE:
 		if (left < 8)
 			return fail_trunc(d, a, off, 8, left);
-		uint64_t u = etl_cur_u64(c);
-		double f;
-		memcpy(&f, &u, sizeof f);
 		p->kind = ETL_VAL_FLOAT;
 		p->in_type = ETL_IN_DOUBLE;
-		p->v.f = f;
+		p->v.f = etl_cur_f64(c);
 		return ETL_OK;
-	}
 	case WI_GUID:
 		if (left < 16)
 			return fail_trunc(d, a, off, 16, left);

@@ -145,32 +145,9 @@ static void heap_push(struct etl_order *r, size_t s)
 	r->heap[i] = s;
 }
 
-static size_t heap_pop(struct etl_order *r)
+/* Puts stream s at the top of the heap and moves it down to its place. */
+static void sift_down(struct etl_order *r, size_t s)
 {
-	size_t top = r->heap[0];
-	size_t last = r->heap[--r->n_heap];
-	size_t i = 0, n = r->n_heap;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && before(r, r->heap[c + 1], r->heap[c]))
-			c++;
-		if (!before(r, r->heap[c], last))
-			break;
-		r->heap[i] = r->heap[c];
-		i = c;
-	}
-	if (n)
-		r->heap[i] = last;
-	return top;
-}
-
-/* The top stream's key changed (a stream's next key is mostly larger):
- * moves it down to its place; a smaller one, below its children, stays. */
-static void heap_sift_top(struct etl_order *r)
-{
-	size_t s = r->heap[0];
 	size_t i = 0, n = r->n_heap;
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -184,6 +161,22 @@ static void heap_sift_top(struct etl_order *r)
 		i = c;
 	}
 	r->heap[i] = s;
+}
+
+static size_t heap_pop(struct etl_order *r)
+{
+	size_t top = r->heap[0];
+	size_t last = r->heap[--r->n_heap];
+	if (r->n_heap)
+		sift_down(r, last);
+	return top;
+}
+
+/* The top stream's key changed (a stream's next key is mostly larger):
+ * moves it down to its place; a smaller one, below its children, stays. */
+static void heap_sift_top(struct etl_order *r)
+{
+	sift_down(r, r->heap[0]);
 }
 
 /* Decodes the stream's next event into s->ev, loading its next buffer when

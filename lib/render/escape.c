@@ -86,13 +86,12 @@ void etl__out_clean(struct etl_outbuf *b, const char *s, size_t n, int keep_tlc)
 	etl__ob_put(b, p + run, n - run);
 }
 
-int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn write, void *ctx)
+/* From i, the index of the first byte of p (n bytes) that is not plain
+ * text for a quoted string: plain are the printable ASCII bytes below top
+ * (0x7F leaves DEL out, 0x80 keeps it) other than " and \, and whole
+ * valid UTF-8 sequences. */
+static size_t skip_plain(const unsigned char *p, size_t i, size_t n, unsigned char top)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run = 0;
-	unsigned char top = flags & ETL_JSON_ESCAPE_U00XX ? 0x7F : 0x80;
-	if (write(ctx, "\"", 1) != 0)
-		return -1;
 	while (i < n) {
 		unsigned char c = p[i];
 		if (c >= 0x20 && c != '"' && c != '\\' && c < top) {
@@ -100,33 +99,48 @@ int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn
 			continue;
 		}
 		size_t len = c >= 0x80 ? etl__utf8_len(p + i, n - i) : 0;
-		if (len) {
-			i += len;
-			continue;
-		}
+		if (!len)
+			break;
+		i += len;
+	}
+	return i;
+}
+
+/* \u00XX for ASCII byte c at o (6 bytes). */
+static size_t put_u00xx(char *o, unsigned char c)
+{
+	o[0] = '\\';
+	o[1] = 'u';
+	o[2] = '0';
+	o[3] = '0';
+	o[4] = hexdig_lc[c >> 4];
+	o[5] = hexdig_lc[c & 15];
+	return 6;
+}
+
+int etl_json_escape(const char *s, size_t n, unsigned flags, etl_output_write_fn write, void *ctx)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+	unsigned char top = flags & ETL_JSON_ESCAPE_U00XX ? 0x7F : 0x80;
+	if (write(ctx, "\"", 1) != 0)
+		return -1;
+	while ((i = skip_plain(p, i, n, top)) < n) {
+		unsigned char c = p[i];
 		if (i > run && write(ctx, p + run, i - run) != 0)
 			return -1;
-		const char *short_esc = NULL;
-		switch (c) {
-		case '"': short_esc = "\\\""; break;
-		case '\\': short_esc = "\\\\"; break;
-		case '\n': short_esc = "\\n"; break;
-		case '\r': short_esc = "\\r"; break;
-		case '\t': short_esc = "\\t"; break;
-		case '\b': short_esc = "\\b"; break;
-		case '\f': short_esc = "\\f"; break;
-		default: break;
+		char esc[6];
+		size_t k;
+		if (c >= 0x80) {
+			memcpy(esc, "\\ufffd", 6);
+			k = 6;
+		} else if ((flags & ETL_JSON_ESCAPE_U00XX) && c != '"' && c != '\\') {
+			k = put_u00xx(esc, c);    /* every control (and DEL), even \n */
+		} else {
+			k = etl__out_json_escape_ascii(esc, c);
 		}
-		if (short_esc && (c == '"' || c == '\\' || !(flags & ETL_JSON_ESCAPE_U00XX))) {
-			if (write(ctx, short_esc, 2) != 0)
-				return -1;
-		} else if (c < 0x80) {
-			char esc[6] = { '\\', 'u', '0', '0', hexdig_lc[c >> 4], hexdig_lc[c & 15] };
-			if (write(ctx, esc, 6) != 0)
-				return -1;
-		} else if (write(ctx, "\\ufffd", 6) != 0) {
+		if (write(ctx, esc, k) != 0)
 			return -1;
-		}
 		i++;
 		run = i;
 	}
@@ -253,17 +267,12 @@ size_t etl__out_json_escape_ascii(char *o, unsigned char c)
 	case '\f': e = 'f'; break;
 	default: break;
 	}
-	o[0] = '\\';
 	if (e) {
+		o[0] = '\\';
 		o[1] = e;
 		return 2;
 	}
-	o[1] = 'u';
-	o[2] = '0';
-	o[3] = '0';
-	o[4] = hexdig_lc[c >> 4];
-	o[5] = hexdig_lc[c & 15];
-	return 6;
+	return put_u00xx(o, c);
 }
 
 /* The escape of the byte that is not plain at p[0] (n bytes left) written
@@ -500,17 +509,8 @@ void etl__out_text_value(struct etl_outbuf *b, const char *s, size_t n)
 	}
 	etl__ob_putc(b, '"');
 	size_t i = 0, run = 0;
-	while (i < n) {
+	while ((i = skip_plain(p, i, n, 0x7F)) < n) {
 		unsigned char c = p[i];
-		if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\' && c < 0x80) {
-			i++;
-			continue;
-		}
-		size_t len = c >= 0x80 ? etl__utf8_len(p + i, n - i) : 0;
-		if (len) {
-			i += len;
-			continue;
-		}
 		etl__ob_put(b, p + run, i - run);
 		switch (c) {
 		case '"': etl__ob_puts(b, "\\\""); break;

@@ -12,33 +12,20 @@
 /* ---- growable buffer ------------------------------------------------- */
 
 
-void etl__ob_u64(struct etl_outbuf *b, uint64_t v)
-{
-	char *o = etl__ob_room(b, ETL_FMT_U64_MAX);
-	if (o)
-		b->len += etl__fmt_u64(o, v);
-}
+/* Appenders of one formatted value: room for its longest text, then the
+ * fast formatter of lib/common/fmt.h. */
+#define OB_FORMATTER(name, type, max, fmt)                \
+	void name(struct etl_outbuf *b, type v)           \
+	{                                                 \
+		char *o = etl__ob_room(b, max);           \
+		if (o)                                    \
+			b->len += fmt(o, v);              \
+	}
 
-void etl__ob_i64(struct etl_outbuf *b, int64_t v)
-{
-	char *o = etl__ob_room(b, ETL_FMT_I64_MAX);
-	if (o)
-		b->len += etl__fmt_i64(o, v);
-}
-
-void etl__ob_hex64(struct etl_outbuf *b, uint64_t v)
-{
-	char *o = etl__ob_room(b, ETL_FMT_HEX64_MAX);
-	if (o)
-		b->len += etl__fmt_hex64(o, v);
-}
-
-void etl__ob_filetime(struct etl_outbuf *b, int64_t ft)
-{
-	char *o = etl__ob_room(b, ETL_FMT_TIME_MAX);
-	if (o)
-		b->len += etl__fmt_filetime(o, ft);
-}
+OB_FORMATTER(etl__ob_u64, uint64_t, ETL_FMT_U64_MAX, etl__fmt_u64)
+OB_FORMATTER(etl__ob_i64, int64_t, ETL_FMT_I64_MAX, etl__fmt_i64)
+OB_FORMATTER(etl__ob_hex64, uint64_t, ETL_FMT_HEX64_MAX, etl__fmt_hex64)
+OB_FORMATTER(etl__ob_filetime, int64_t, ETL_FMT_TIME_MAX, etl__fmt_filetime)
 
 void etl__ob_printf(struct etl_outbuf *b, const char *fmt, ...)
 {
