@@ -78,30 +78,27 @@ static inline const uint8_t *etl_cur_ptr(const struct etl_cur *c)
 	return c->p + c->pos;
 }
 
-static inline uint8_t etl_cur_u8(struct etl_cur *c)
+static inline uint8_t etl_le8(const uint8_t *b)
 {
-	uint8_t v = 0;
-	if (etl_cur_need(c, 1)) { v = c->p[c->pos]; c->pos += 1; }
-	return v;
+	return b[0];
 }
-static inline uint16_t etl_cur_u16(struct etl_cur *c)
-{
-	uint16_t v = 0;
-	if (etl_cur_need(c, 2)) { v = etl_le16(c->p + c->pos); c->pos += 2; }
-	return v;
-}
-static inline uint32_t etl_cur_u32(struct etl_cur *c)
-{
-	uint32_t v = 0;
-	if (etl_cur_need(c, 4)) { v = etl_le32(c->p + c->pos); c->pos += 4; }
-	return v;
-}
-static inline uint64_t etl_cur_u64(struct etl_cur *c)
-{
-	uint64_t v = 0;
-	if (etl_cur_need(c, 8)) { v = etl_le64(c->p + c->pos); c->pos += 8; }
-	return v;
-}
+/* etl_cur_u8/u16/u32/u64: the next n-byte little-endian value, or 0 (and
+ * the error flag set) when fewer bytes are left. */
+#define ETL_CUR_READER(type, n, load)                                         \
+	static inline type##_t etl_cur_u##n(struct etl_cur *c)                \
+	{                                                                     \
+		type##_t v = 0;                                               \
+		if (etl_cur_need(c, n / 8)) {                                 \
+			v = load(c->p + c->pos);                              \
+			c->pos += n / 8;                                      \
+		}                                                             \
+		return v;                                                     \
+	}
+ETL_CUR_READER(uint8, 8, etl_le8)
+ETL_CUR_READER(uint16, 16, etl_le16)
+ETL_CUR_READER(uint32, 32, etl_le32)
+ETL_CUR_READER(uint64, 64, etl_le64)
+#undef ETL_CUR_READER
 static inline int64_t etl_cur_i64(struct etl_cur *c)
 {
 	return (int64_t)etl_cur_u64(c);

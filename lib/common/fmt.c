@@ -211,22 +211,24 @@ static size_t hex64(char *out, uint64_t v, const char dig[16])
 	return len;
 }
 
-size_t etl__fmt_hex64(char *out, uint64_t v)
+/* Lower- or upper-case hex by the fastest loop this build has. */
+static inline size_t hex64_case(char *out, uint64_t v, int upper)
 {
 #if FMT_SWAR_HEX
-	return hex64_swar(out, v, 'a' - '0' - 10);
+	return hex64_swar(out, v, (upper ? 'A' : 'a') - '0' - 10);
 #else
-	return hex64(out, v, hexdig);
+	return hex64(out, v, upper ? hexdig_uc : hexdig);
 #endif
+}
+
+size_t etl__fmt_hex64(char *out, uint64_t v)
+{
+	return hex64_case(out, v, 0);
 }
 
 size_t etl__fmt_hex64_uc(char *out, uint64_t v)
 {
-#if FMT_SWAR_HEX
-	return hex64_swar(out, v, 'A' - '0' - 10);
-#else
-	return hex64(out, v, hexdig_uc);
-#endif
+	return hex64_case(out, v, 1);
 }
 
 size_t etl__fmt_hex64_portable(char *out, uint64_t v, int upper)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "etl_decode.h"
+#include "lib/common/cursor.h"
 
 /* Most properties one event may produce. Every leaf consumes at least one
  * payload byte, but empty structs and arrays do not, so nested constant-count
@@ -71,6 +72,22 @@ static inline void etl__dec_put_scalar(etl_decoder *d, uint32_t idx, const char 
 	o->first_child = 0;
 	o->n_children = 0;
 	o->payload_offset = payload_offset;
+}
+
+/* Stores at idx the bytes a schema did not describe, from the cursor to
+ * the end of the payload, as one binary property "ExtraData" (so that
+ * nothing is dropped silently). The other members keep their reserved
+ * (zero) values. */
+static inline void etl__dec_put_extra(etl_decoder *d, uint32_t idx, const struct etl_cur *c)
+{
+	struct etl_prop *p = etl__dec_prop(d, idx);
+	p->name = "ExtraData";
+	p->kind = ETL_VAL_BINARY;
+	p->in_type = ETL_IN_BINARY;
+	p->out_type = ETL_OUT_HEXBINARY;
+	p->payload_offset = (uint32_t)c->pos;
+	p->v.bin.p = etl_cur_ptr(c);
+	p->v.bin.len = etl_cur_left(c);
 }
 
 /* etl__dec_reserve() without initialising the properties: the caller

@@ -204,13 +204,7 @@ int etl__inband_match(const struct etl_event *ev)
 static uint32_t add_uint(etl_decoder *d, uint32_t idx, const char *name, uint16_t in, uint16_t out,
                          uint64_t v, uint32_t off)
 {
-	struct etl_prop *p = etl__dec_prop(d, idx);
-	p->name = name;
-	p->kind = ETL_VAL_UINT;
-	p->in_type = in;
-	p->out_type = out;
-	p->v.u = v;
-	p->payload_offset = off;
+	etl__dec_put_scalar(d, idx, name, ETL_VAL_UINT, in, out, v, ETL_PROP_NO_PARENT, off);
 	return idx + 1;
 }
 

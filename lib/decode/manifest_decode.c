@@ -115,6 +115,20 @@ static int fail_trunc(struct mdec *x, const char *name, size_t off)
 	                     name, off, (unsigned)x->ev->payload_size);
 }
 
+/* Converted text s (ul bytes; NULL: out of memory) as pv's value, the
+ * cursor past the nb payload bytes it came from. ETL_OK or the failure. */
+static int put_text(struct mdec *x, struct etl_prop *pv, char *s, size_t ul, struct etl_cur *c,
+                    size_t nb)
+{
+	if (!s)
+		return etl__dec_fail(x->d, ETL_E_NOMEM, "out of memory");
+	etl_cur_skip(c, nb);
+	pv->kind = ETL_VAL_STRING;
+	pv->v.str.s = s;
+	pv->v.str.len = ul;
+	return ETL_OK;
+}
+
 /* A counted string's u16 byte count and where its bytes start: 0, or -1
  * when the count or the bytes run past the payload. */
 static int counted_bytes(struct etl_cur *c, const uint8_t **p, size_t *nb)
@@ -174,6 +188,12 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 		return rc;
 	}
 
+	/* The values of one fixed width: that many bytes or the payload is
+	 * short. */
+	size_t fixed = f->in_type == ETL_IN_FLOAT ? 4 : f->in_type == ETL_IN_DOUBLE ? 8 :
+	               f->in_type == ETL_IN_GUID || f->in_type == ETL_IN_SYSTEMTIME ? 16 : 0;
+	if (fixed && !etl_cur_need(c, fixed))
+		return fail_trunc(x, f->name, off);
 	switch (f->in_type) {
 	case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_INT16: case ETL_IN_UINT16:
 	case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_INT64: case ETL_IN_UINT64:
@@ -244,28 +264,18 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 		break;
 	}
 	case ETL_IN_FLOAT:
-		if (!etl_cur_need(c, 4))
-			return fail_trunc(x, f->name, off);
 		pv.kind = ETL_VAL_FLOAT;
 		pv.v.f = etl_cur_f32(c);
 		break;
-	case ETL_IN_DOUBLE: {
-		if (!etl_cur_need(c, 8))
-			return fail_trunc(x, f->name, off);
-		uint64_t u = etl_cur_u64(c);
-		memcpy(&pv.v.f, &u, 8);
+	case ETL_IN_DOUBLE:
 		pv.kind = ETL_VAL_FLOAT;
+		pv.v.f = etl_cur_f64(c);
 		break;
-	}
 	case ETL_IN_GUID:
-		if (!etl_cur_need(c, 16))
-			return fail_trunc(x, f->name, off);
 		etl_cur_guid(c, &pv.v.guid);
 		pv.kind = ETL_VAL_GUID;
 		break;
 	case ETL_IN_SYSTEMTIME:
-		if (!etl_cur_need(c, 16))
-			return fail_trunc(x, f->name, off);
 		pv.kind = ETL_VAL_BINARY;
 		pv.v.bin.p = etl_cur_bytes(c, 16);
 		pv.v.bin.len = 16;
@@ -333,12 +343,9 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 			}
 		size_t ul;
 		char *s = etl__dec_utf16(x->d, p, take, &ul);
-		if (!s)
-			return etl__dec_fail(x->d, ETL_E_NOMEM, "out of memory");
-		etl_cur_skip(c, nb);
-		pv.kind = ETL_VAL_STRING;
-		pv.v.str.s = s;
-		pv.v.str.len = ul;
+		int rc = put_text(x, &pv, s, ul, c, nb);
+		if (rc != ETL_OK)
+			return rc;
 		break;
 	}
 	case ETL_IN_ANSISTRING: case ETL_IN_COUNTEDANSISTRING: {
@@ -365,12 +372,9 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 			take = (size_t)(z - p);
 		size_t ul;
 		char *s = ansi_to_utf8(x->d, p, take, str_out_utf8(f->out_type), &ul);
-		if (!s)
-			return etl__dec_fail(x->d, ETL_E_NOMEM, "out of memory");
-		etl_cur_skip(c, nb);
-		pv.kind = ETL_VAL_STRING;
-		pv.v.str.s = s;
-		pv.v.str.len = ul;
+		int rc = put_text(x, &pv, s, ul, c, nb);
+		if (rc != ETL_OK)
+			return rc;
 		break;
 	}
 	default:
@@ -503,14 +507,7 @@ static int add_extra_data(etl_decoder *d, const struct etl_cur *c)
 	uint32_t idx = etl__dec_reserve(d, 1, &oom);
 	if (idx == UINT32_MAX)
 		return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE, "cannot reserve the ExtraData property");
-	struct etl_prop *p = etl__dec_prop(d, idx);
-	p->name = "ExtraData";
-	p->kind = ETL_VAL_BINARY;
-	p->in_type = ETL_IN_BINARY;
-	p->out_type = ETL_OUT_HEXBINARY;
-	p->payload_offset = (uint32_t)c->pos;
-	p->v.bin.p = c->p + c->pos;
-	p->v.bin.len = left;
+	etl__dec_put_extra(d, idx, c);
 	return ETL_OK;
 }
 

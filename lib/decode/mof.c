@@ -500,18 +500,6 @@ static int rest_last(const struct mof_class *c)
 	return 1;
 }
 
-static void set_extra(etl_decoder *d, uint32_t idx, const struct etl_cur *cur)
-{
-	struct etl_prop *pr = etl__dec_prop(d, idx);
-	pr->name = "ExtraData";
-	pr->kind = ETL_VAL_BINARY;
-	pr->in_type = ETL_IN_BINARY;
-	pr->out_type = ETL_OUT_HEXBINARY;
-	pr->payload_offset = (uint32_t)cur->pos;
-	pr->v.bin.p = etl_cur_ptr(cur);
-	pr->v.bin.len = etl_cur_left(cur);
-}
-
 /* The same properties as the dry-then-wet passes of etl__mof_decode(), in
  * one pass: the top-level fields, ExtraData for the bytes left, then the
  * elements of the rest-of-payload array; the same failures. */
@@ -537,7 +525,7 @@ static int decode_onepass(etl_decoder *d, const struct etl_event *ev, const stru
 	if (rc != ETL_OK)
 		return rc;
 	if (w.extra_slot) {                     /* reserved by the array */
-		set_extra(d, base + c->n_fields, &w.cur);
+		etl__dec_put_extra(d, base + c->n_fields, &w.cur);
 	} else if (etl_cur_left(&w.cur)) {
 		if ((uint64_t)c->n_fields + 1 > ETL_DEC_MAX_PROPS)
 			return etl__dec_fail(d, ETL_E_BAD_SIZE, "%s/%s: more than %u properties",
@@ -546,7 +534,7 @@ static int decode_onepass(etl_decoder *d, const struct etl_event *ev, const stru
 		if (idx == UINT32_MAX)
 			return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE,
 			                     "%s/%s: too many properties", c->name, opname);
-		set_extra(d, idx, &w.cur);
+		etl__dec_put_extra(d, idx, &w.cur);
 	}
 	etl__dec_set_names_stable(d);           /* names from the static tables */
 	return ETL_OK;

@@ -136,6 +136,20 @@ static void set_int(struct etl_prop *p, const struct tl_field *f, unsigned sz, u
 
 /* One value of field fi (a scalar, an array element or a struct instance)
  * into props[slot]. */
+/* A u16 byte count and that many bytes at c (left bytes remain): 0 with
+ * *b and *n set and the cursor past them, else how many bytes it needs. */
+static size_t take_counted(struct etl_cur *c, size_t left, const uint8_t **b, uint16_t *n)
+{
+	if (left < 2)
+		return 2;
+	*n = etl_le16(etl_cur_ptr(c));
+	if (left - 2 < *n)
+		return (size_t)*n + 2;
+	etl_cur_skip(c, 2);
+	*b = etl_cur_bytes(c, *n);
+	return 0;
+}
+
 static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t parent)
 {
 	const struct tl_field *f = &x->s->fields[fi];
@@ -154,13 +168,11 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 	if (f->count_kind == TL_CUSTOM) {
 		p->in_type = ETL_IN_BINARY;
 		p->kind = ETL_VAL_BINARY;
-		if (left < 2)
-			return fail_short(x, f, 2);
-		uint16_t n = etl_le16(etl_cur_ptr(c));
-		if (left - 2 < n)
-			return fail_short(x, f, (size_t)n + 2);
-		etl_cur_skip(c, 2);
-		p->v.bin.p = etl_cur_bytes(c, n);
+		uint16_t n;
+		size_t need = take_counted(c, left, &b, &n);
+		if (need)
+			return fail_short(x, f, need);
+		p->v.bin.p = b;
 		p->v.bin.len = n;
 		return ETL_OK;
 	}
@@ -214,13 +226,10 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 	case ETL_IN_COUNTEDANSISTRING:
 	case ETL_IN_BINARY:
 	case ETL_IN_COUNTEDBINARY: {
-		if (left < 2)
-			return fail_short(x, f, 2);
-		uint16_t n = etl_le16(etl_cur_ptr(c));
-		if (left - 2 < n)
-			return fail_short(x, f, (size_t)n + 2);
-		etl_cur_skip(c, 2);
-		b = etl_cur_bytes(c, n);
+		uint16_t n;
+		size_t need = take_counted(c, left, &b, &n);
+		if (need)
+			return fail_short(x, f, need);
 		if (f->in_type == ETL_IN_COUNTEDSTRING) {
 			p->kind = ETL_VAL_STRING;
 			return set_utf16(x, f, slot, b, n);
@@ -234,33 +243,36 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 		p->v.bin.len = n;
 		return ETL_OK;
 	}
+	case ETL_IN_FLOAT: case ETL_IN_DOUBLE: case ETL_IN_GUID: case ETL_IN_FILETIME:
+	case ETL_IN_SYSTEMTIME: {
+		size_t need = f->in_type == ETL_IN_FLOAT ? 4 :
+		              f->in_type == ETL_IN_GUID || f->in_type == ETL_IN_SYSTEMTIME ? 16 : 8;
+		if (left < need)
+			return fail_short(x, f, need);
+		break;
+	}
+	default:
+		break;
+	}
+
+	switch (f->in_type) {
 	case ETL_IN_FLOAT:
-		if (left < 4)
-			return fail_short(x, f, 4);
 		p->kind = ETL_VAL_FLOAT;
 		p->v.f = etl_cur_f32(c);
 		return ETL_OK;
 	case ETL_IN_DOUBLE:
-		if (left < 8)
-			return fail_short(x, f, 8);
 		p->kind = ETL_VAL_FLOAT;
 		p->v.f = etl_cur_f64(c);
 		return ETL_OK;
 	case ETL_IN_GUID:
-		if (left < 16)
-			return fail_short(x, f, 16);
 		p->kind = ETL_VAL_GUID;
 		etl_cur_guid(c, &p->v.guid);
 		return ETL_OK;
 	case ETL_IN_FILETIME:
-		if (left < 8)
-			return fail_short(x, f, 8);
 		p->kind = ETL_VAL_FILETIME;
 		p->v.i = etl_cur_i64(c);
 		return ETL_OK;
 	case ETL_IN_SYSTEMTIME:
-		if (left < 16)
-			return fail_short(x, f, 16);
 		b = etl_cur_bytes(c, 16);
 		if (systemtime_to_filetime(b, &p->v.i)) {
 			p->kind = ETL_VAL_FILETIME;

@@ -96,6 +96,19 @@ static int fail_trunc(etl_decoder *d, const struct wpp_arg *a, size_t off, size_
 	                     a->name, a->type, off, need, left);
 }
 
+/* n bytes at b, UTF-16LE (wide) or Latin-1, as p's string value of in-type
+ * in_type. ETL_OK, or the failure when memory is short. */
+static int put_text(etl_decoder *d, struct etl_prop *p, int wide, unsigned in_type,
+                    const uint8_t *b, size_t n)
+{
+	p->kind = ETL_VAL_STRING;
+	p->in_type = (uint16_t)in_type;
+	p->v.str.s = wide ? utf16(d, b, n, &p->v.str.len) : latin1(d, b, n, &p->v.str.len);
+	if (!p->v.str.s)
+		return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
+	return ETL_OK;
+}
+
 static int dec_arg(etl_decoder *d, const struct etl_event *ev, struct etl_cur *c, const struct wpp_arg *a,
                    struct wpp_val *v)
 {
@@ -197,12 +210,7 @@ static int dec_arg(etl_decoder *d, const struct etl_event *ev, struct etl_cur *c
 			n += unit;
 		}
 		etl_cur_skip(c, nul ? n + unit : left);   /* no NUL: taken whole */
-		p->kind = ETL_VAL_STRING;
-		p->in_type = wide ? ETL_IN_UNICODESTRING : ETL_IN_ANSISTRING;
-		p->v.str.s = wide ? utf16(d, b, n, &p->v.str.len) : latin1(d, b, n, &p->v.str.len);
-		if (!p->v.str.s)
-			return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
-		return ETL_OK;
+		return put_text(d, p, wide, wide ? ETL_IN_UNICODESTRING : ETL_IN_ANSISTRING, b, n);
 	}
 	case WI_PSTRING: case WI_PWSTRING: {
 		int wide = a->item == WI_PWSTRING;
@@ -212,12 +220,7 @@ static int dec_arg(etl_decoder *d, const struct etl_event *ev, struct etl_cur *c
 		if (n > left - 2)
 			return fail_trunc(d, a, off, n + 2, left);
 		const uint8_t *b = etl_cur_bytes(c, n);
-		p->kind = ETL_VAL_STRING;
-		p->in_type = wide ? ETL_IN_COUNTEDSTRING : ETL_IN_COUNTEDANSISTRING;
-		p->v.str.s = wide ? utf16(d, b, n, &p->v.str.len) : latin1(d, b, n, &p->v.str.len);
-		if (!p->v.str.s)
-			return etl__dec_fail(d, ETL_E_NOMEM, "out of memory");
-		return ETL_OK;
+		return put_text(d, p, wide, wide ? ETL_IN_COUNTEDSTRING : ETL_IN_COUNTEDANSISTRING, b, n);
 	}
 	default:
 		return etl__dec_fail(d, ETL_E_UNSUPPORTED, "argument \"%s\": item type %s not supported", a->name, a->type);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "etl_output.h"
 #include "formats/output/out.h"
+#include "lib/common/zero.h"
 #include "lib/decode/decode_output.h"
 
 /* {68fdd900-4a3e-11d1-84f4-0000f80464e3} */
@@ -56,20 +57,6 @@ static int matches_lf(const struct etl_output *o, const struct etl_event *ev)
 }
 
 /* ---- building a record ---------------------------------------------- */
-
-/* memset(r, 0, sizeof *r) for every event: unrolled 16-byte stores rather
- * than the "rep stosq" GCC makes of a fixed memset this large (as
- * zero_event() in lib/read/buffer.c). */
-static inline void zero_rec(struct etl_out_rec *r)
-{
-	static const uint64_t zero[2];
-	unsigned char *p = (unsigned char *)r;
-	_Static_assert(sizeof *r >= 16, "struct etl_out_rec is at least 16 bytes");
-#pragma GCC unroll 64
-	for (size_t i = 0; i + 16 <= sizeof *r; i += 16)
-		memcpy(p + i, zero, 16);
-	memcpy(p + sizeof *r - 16, zero, 16);
-}
 
 static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
                               const struct etl_event *ev, const struct etl_decoded *dec)
@@ -353,7 +340,7 @@ int etl_output_event(etl_output *o, const struct etl_event *ev, const struct etl
 		return write_other_logfile(o, ev);
 
 	struct etl_out_rec r;
-	zero_rec(&r);
+	ETL_ZERO(&r);
 	system_from_event(o, &r, ev, dec);
 	rendering_from(&r, dec);
 	if (dec && dec->status == ETL_OK) {

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include "etl_compress.h"
 #include "lib/common/cursor.h"
+#include "lib/common/zero.h"
 #include "lib/read/buffer.h"
 
 #define HDR ETL_BUFFER_HEADER_SIZE
@@ -38,10 +39,8 @@
 void etl__walk_fatal(struct etl_walk *w, int code, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
-	w->fatal_code = code;
-	w->fatal_off = off;
 	va_start(ap, fmt);
-	vsnprintf(w->fatal_msg, sizeof w->fatal_msg, fmt, ap);
+	etl__errinfo_vset(&w->fatal, code, off, fmt, ap);
 	va_end(ap);
 }
 
@@ -280,22 +279,6 @@ static uint64_t rec_off(const struct etl_bufview *bv, uint32_t pos)
 	return bv->info.compressed ? bv->info.file_offset : bv->info.file_offset + pos;
 }
 
-/* memset(ev, 0, sizeof *ev), done once per record. GCC's generic x86-64
- * tuning expands any fixed memset above 64 bytes into "rep stosq", which
- * costs about 20 ns for this 300-byte struct (bench/read: a fifth of the
- * file-order walk); unrolled 16-byte stores take under half that. The last
- * store overlaps the previous one when the size is not a multiple of 16. */
-static inline void zero_event(struct etl_event *ev)
-{
-	static const uint64_t zero[2];
-	unsigned char *p = (unsigned char *)ev;
-	_Static_assert(sizeof *ev >= 16, "struct etl_event is at least 16 bytes");
-#pragma GCC unroll 64
-	for (size_t i = 0; i + 16 <= sizeof *ev; i += 16)
-		memcpy(p + i, zero, 16);
-	memcpy(p + sizeof *ev - 16, zero, 16);
-}
-
 /* End of a buffer's records. An uncompressed buffer cut short by the end
  * of the input is reported here, once, after its complete records (the
  * caller abandons the buffer on ETL_FAILED); else ETL_END. */
@@ -354,7 +337,7 @@ int etl__buffer_next_record(struct etl_walk *w, struct etl_bufview *bv,
 	struct etl_cur c;
 	struct etl_err err;
 	etl_cur_init(&c, rec, size);
-	zero_event(ev);
+	ETL_ZERO(ev);
 	err.code = 0;
 	err.msg[0] = 0;
 	int rc = ops->decode(&c, &w->ctx, ev, &err);

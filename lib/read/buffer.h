@@ -20,6 +20,7 @@
 #include "etl_reader.h"
 #include "formats/hdr/hdr.h"
 #include "lib/common/clock.h"
+#include "lib/common/errinfo.h"
 #include "lib/io/source.h"
 #include "lib/read/damage.h"
 
@@ -44,9 +45,7 @@ struct etl_walk {
 	struct etl_reader_stats stats;
 	struct etl_damage damage;
 	/* The I/O error that made a call return ETL_FATAL. */
-	int fatal_code;
-	uint64_t fatal_off;
-	char fatal_msg[256];
+	struct etl_errinfo fatal;
 };
 
 /* A loaded buffer: header + records contiguous in memory. */

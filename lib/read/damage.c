@@ -16,7 +16,7 @@ void etl__damage_add(struct etl_damage *d, int code, uint64_t off, const char *f
 	d->total++;
 	if (d->count == d->cap) {
 		unsigned cap = d->cap ? d->cap * 2 : 16;
-		struct etl_damage_report *n = cap <= ETL_DAMAGE_MAX ? malloc(cap * sizeof *n) : NULL;
+		struct etl_errinfo *n = cap <= ETL_DAMAGE_MAX ? malloc(cap * sizeof *n) : NULL;
 		if (!n) {
 			/* Full (or out of memory): counted, and reported as one
 			 * summary once the queue drains. */
@@ -31,7 +31,7 @@ void etl__damage_add(struct etl_damage *d, int code, uint64_t off, const char *f
 		d->cap = cap;
 		d->head = 0;
 	}
-	struct etl_damage_report *p = &d->ring[(d->head + d->count) % d->cap];
+	struct etl_errinfo *p = &d->ring[(d->head + d->count) % d->cap];
 	d->count++;
 	p->code = code;
 	p->off = off;
@@ -40,7 +40,7 @@ void etl__damage_add(struct etl_damage *d, int code, uint64_t off, const char *f
 	va_end(ap);
 }
 
-int etl__damage_take(struct etl_damage *d, struct etl_damage_report *out)
+int etl__damage_take(struct etl_damage *d, struct etl_errinfo *out)
 {
 	if (d->count == 0) {
 		if (!d->dropped)

@@ -16,20 +16,17 @@
 #endif
 
 #include <stdint.h>
+#include "lib/common/errinfo.h"
 
-/* One report: reason (enum etl_errcode), absolute input offset, sentence. */
-struct etl_damage_report {
-	int code;
-	uint64_t off;
-	char msg[256];
-};
+/* A report is a struct etl_errinfo: reason (enum etl_errcode), absolute
+ * input offset, sentence. */
 
 /* A badly damaged file can queue one report per buffer before the first
  * event: keep up to this many, then count the rest into one summary. */
 #define ETL_DAMAGE_MAX 4096
 
 struct etl_damage {
-	struct etl_damage_report *ring;   /* grown on demand up to ETL_DAMAGE_MAX */
+	struct etl_errinfo *ring;   /* grown on demand up to ETL_DAMAGE_MAX */
 	unsigned cap, head, count;
 	uint64_t total;                   /* every report added, listed or not    */
 	uint64_t dropped;                 /* beyond the cap, not listed one by one */
@@ -42,7 +39,7 @@ void etl__damage_add(struct etl_damage *d, int code, uint64_t off, const char *f
 
 /* Moves the oldest report into *out: 1 if there was one, else 0. Once the
  * listed reports are taken, the dropped ones come out as one summary. */
-int etl__damage_take(struct etl_damage *d, struct etl_damage_report *out);
+int etl__damage_take(struct etl_damage *d, struct etl_errinfo *out);
 
 /* 1 while reports (listed or summarised) wait to be taken. */
 int etl__damage_pending(const struct etl_damage *d);

@@ -30,9 +30,7 @@ struct etl_reader {
 	struct etl_walk walk;
 
 	/* error of the last call */
-	int errcode;
-	uint64_t erroff;
-	char errmsg[256];
+	struct etl_errinfo err;
 
 	/* file-order walk (also used by next_buffer) */
 	struct etl_stream fstream;

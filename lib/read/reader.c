@@ -59,10 +59,8 @@ int etl_reader_set_order(etl_reader *r, int order)
 static void seterr(struct etl_reader *r, int code, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
-	r->errcode = code;
-	r->erroff = off;
 	va_start(ap, fmt);
-	vsnprintf(r->errmsg, sizeof r->errmsg, fmt, ap);
+	etl__errinfo_vset(&r->err, code, off, fmt, ap);
 	va_end(ap);
 }
 
@@ -70,19 +68,13 @@ static void seterr(struct etl_reader *r, int code, uint64_t off, const char *fmt
  * was one. */
 static int take_damage(struct etl_reader *r)
 {
-	struct etl_damage_report rep;
-	if (!etl__damage_take(&r->walk.damage, &rep))
-		return 0;
-	r->errcode = rep.code;
-	r->erroff = rep.off;
-	memcpy(r->errmsg, rep.msg, sizeof r->errmsg);
-	return 1;
+	return etl__damage_take(&r->walk.damage, &r->err);
 }
 
 /* The walk's I/O error, as the handle's. */
 static int walk_fatal(struct etl_reader *r)
 {
-	seterr(r, r->walk.fatal_code, r->walk.fatal_off, "%s", r->walk.fatal_msg);
+	r->err = r->walk.fatal;
 	return ETL_FATAL;
 }
 
@@ -98,7 +90,7 @@ static int read_logfile(struct etl_reader *r)
 	/* A probe of the first buffer, as the walk would read it, for the
 	 * reason it may give; the walk meets it again and reports it then. */
 	struct etl_reader_stats before = w->stats;
-	struct etl_damage_report why;
+	struct etl_errinfo why;
 	int rc = etl__buffer_header(w, 0, &bi, &next, 1);
 	if (!etl__damage_take(&w->damage, &why))
 		why.msg[0] = 0;
@@ -334,17 +326,26 @@ static int time_next(struct etl_reader *r, const struct etl_event **ev)
 	}
 }
 
-int etl_reader_next(etl_reader *r, const struct etl_event **ev)
+/* What every reading call checks first: ETL_OK with the last error
+ * cleared, or ETL_FATAL (a dead handle, or one never opened). */
+static int begin_call(struct etl_reader *r)
 {
-	*ev = NULL;
 	if (r->fatal)
 		return ETL_FATAL;
 	if (!r->opened) {
 		seterr(r, ETL_E_MISUSE, 0, "The reader is not open");
 		return ETL_FATAL;
 	}
-	r->errcode = ETL_E_NONE;
-	r->errmsg[0] = 0;
+	r->err.code = ETL_E_NONE;
+	r->err.msg[0] = 0;
+	return ETL_OK;
+}
+
+int etl_reader_next(etl_reader *r, const struct etl_event **ev)
+{
+	*ev = NULL;
+	if (begin_call(r) != ETL_OK)
+		return ETL_FATAL;
 	int rc;
 	if (r->order == ETL_ORDER_FILE) {
 		rc = file_next(r, ev);
@@ -368,14 +369,8 @@ int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi)
 {
 	struct etl_stream *s = &r->fstream;
 	*bi = NULL;
-	if (r->fatal)
+	if (begin_call(r) != ETL_OK)
 		return ETL_FATAL;
-	if (!r->opened) {
-		seterr(r, ETL_E_MISUSE, 0, "The reader is not open");
-		return ETL_FATAL;
-	}
-	r->errcode = ETL_E_NONE;
-	r->errmsg[0] = 0;
 	/* The buffer described by the previous call was reported then: an
 	 * error left pending at its offset (a damaged gzip / LZ4 wrapper
 	 * found where the walk stopped) must not describe it a second time. */
@@ -383,7 +378,7 @@ int etl_reader_next_buffer(etl_reader *r, const struct etl_buffer_info **bi)
 	for (;;) {
 		if (take_damage(r)) {
 			/* A buffer whose header was readable is still described. */
-			if (r->walk_info.buffer_size && r->walk_info.file_offset == r->erroff)
+			if (r->walk_info.buffer_size && r->walk_info.file_offset == r->err.off)
 				*bi = &r->walk_info;
 			return ETL_FAILED;
 		}
@@ -452,17 +447,17 @@ void etl_reader_stats(const etl_reader *r, struct etl_reader_stats *st)
 
 int etl_reader_errcode(const etl_reader *r)
 {
-	return r->errcode;
+	return r->err.code;
 }
 
 const char *etl_reader_errmsg(const etl_reader *r)
 {
-	return r->errmsg;
+	return r->err.msg;
 }
 
 uint64_t etl_reader_erroff(const etl_reader *r)
 {
-	return r->erroff;
+	return r->err.off;
 }
 
 int etl_reader_time_to_utc(const etl_reader *r, int64_t raw, int64_t *filetime)

@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "lib/common/errinfo.h"
 #include "lib/trace/trace_seam.h"
 #include "etl_writer.h"
 
@@ -145,8 +146,7 @@ struct etl_session {
 	uint32_t nproc, bs, max_bufs;
 	uint32_t mode_bits;             /* LogFileMode of the header          */
 	uint64_t max_bytes;             /* SEQUENTIAL limit, 0: none          */
-	int errcode;
-	char errmsg[256];
+	struct etl_errinfo err;
 
 	/* clock */
 	int64_t start_ts, start_ft;

@@ -159,8 +159,8 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	s->rclass = p->independent ? 2 : p->blocking ? 1 : 0;
 	s->mode_bits = etl__rt_mode_bits(p);
 	s->max_bytes = p->file_mode == ETL_FILE_SEQUENTIAL ? (uint64_t)p->max_file_size_mb << 20 : 0;
-	s->errcode = 0;
-	s->errmsg[0] = 0;
+	s->err.code = 0;
+	s->err.msg[0] = 0;
 	s->out_rc = ETL_OK;
 	s->quit = 0;
 	s->flush_req = 0;

@@ -20,20 +20,19 @@
 void etl__rt_serr(struct etl_session *s, int code, const char *fmt, ...)
 {
 	va_list ap;
-	s->errcode = code;
 	va_start(ap, fmt);
-	vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+	etl__errinfo_vset(&s->err, code, 0, fmt, ap);
 	va_end(ap);
 }
 
 int etl_session_errcode(const etl_session *s)
 {
-	return s->errcode;
+	return s->err.code;
 }
 
 const char *etl_session_errmsg(const etl_session *s)
 {
-	return s->errmsg;
+	return s->err.msg;
 }
 
 void etl_session_props_init(struct etl_session_props *p)

@@ -17,6 +17,7 @@
 #include "etl_writer.h"
 
 /* ---- output: struct etl_out (lib/io/sink.h) ---------------------------- */
+#include "lib/common/errinfo.h"
 #include "lib/io/sink.h"
 
 /* ---- writer ----------------------------------------------------------- */
@@ -52,8 +53,7 @@ struct etl_writer {
 	int64_t last_ts;
 	uint32_t events_lost, buffers_lost;
 	struct etl_writer_stats stats;
-	int errcode;
-	char errmsg[256];
+	struct etl_errinfo err;
 
 	struct etl__wc *wc;        /* compressed mode: the compressed-file
 	                              stage (lib/write/compress_stage.c)      */

@@ -43,9 +43,8 @@ static void werr(struct etl_writer *w, int code, const char *fmt, ...)
 static void werr(struct etl_writer *w, int code, const char *fmt, ...)
 {
 	va_list ap;
-	w->errcode = code;
 	va_start(ap, fmt);
-	vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
+	etl__errinfo_vset(&w->err, code, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -805,10 +804,10 @@ void etl_writer_stats(const etl_writer *w, struct etl_writer_stats *st)
 
 int etl_writer_errcode(const etl_writer *w)
 {
-	return w->errcode;
+	return w->err.code;
 }
 
 const char *etl_writer_errmsg(const etl_writer *w)
 {
-	return w->errmsg;
+	return w->err.msg;
 }
