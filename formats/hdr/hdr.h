@@ -62,6 +62,16 @@ struct etl_hdr_ops {
 	              const struct etl_hdr_ctx *ctx, struct etl_err *err);
 };
 
+/* Ends a decode(): the header is what the cursor has read, the payload
+ * the rest of the record. @return : ETL_OK. */
+static inline int etl__hdr_payload_rest(struct etl_cur *rec, struct etl_event *ev)
+{
+	ev->header_size = (uint32_t)rec->pos;
+	ev->payload = etl_cur_ptr(rec);
+	ev->payload_size = (uint32_t)etl_cur_left(rec);
+	return ETL_OK;
+}
+
 /*! etl__hdr_for_kind() : the module that encodes events of this
  *  enum etl_hdr_kind, or NULL. */
 const struct etl_hdr_ops *etl__hdr_for_kind(int kind);

@@ -107,10 +107,7 @@ static int event_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	if (ev->header_flags & EVENT_HEADER_FLAG_EXTENDED_INFO)
 		if (ext_chain_parse(rec, ev, err) != ETL_OK)
 			return ETL_FAILED;
-	ev->header_size = (uint32_t)rec->pos;
-	ev->payload = etl_cur_ptr(rec);
-	ev->payload_size = (uint32_t)etl_cur_left(rec);
-	return ETL_OK;
+	return etl__hdr_payload_rest(rec, ev);
 }
 
 /* Writer: HeaderType 0xC012 / 0xC013 from ev->kind; the extended-item

@@ -52,10 +52,7 @@ static int full_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	if (rec->err)
 		return etl__err_set(err, ETL_E_TRUNCATED, (uint32_t)rec->pos,
 		                    "Full-header record shorter than its header: size=%zu", rec->len);
-	ev->header_size = (uint32_t)rec->pos;
-	ev->payload = etl_cur_ptr(rec);
-	ev->payload_size = (uint32_t)etl_cur_left(rec);
-	return ETL_OK;
+	return etl__hdr_payload_rest(rec, ev);
 }
 
 /* Writer counterpart of etl__hdr_full_common(): bytes 0x00-0x2F. The

@@ -75,10 +75,7 @@ static int instance_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	}
 	ev->kind = ev->header_type == 0x0B ? ETL_HDR_INSTANCE32 : ETL_HDR_INSTANCE64;
 	ev->ptr_size = ev->header_type == 0x0B ? 4 : 8;
-	ev->header_size = (uint32_t)rec->pos;
-	ev->payload = etl_cur_ptr(rec);
-	ev->payload_size = (uint32_t)etl_cur_left(rec);
-	return ETL_OK;
+	return etl__hdr_payload_rest(rec, ev);
 }
 
 /* Writer: the form follows ctx like the decoder (is_old_form()). An event

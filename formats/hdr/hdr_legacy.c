@@ -34,9 +34,7 @@ static int opaque_decode(struct etl_cur *rec, struct etl_event *ev, int kind,
 	(void)etl_cur_u8(rec);
 	ev->kind = kind;
 	ev->ptr_size = 8;
-	ev->header_size = (uint32_t)rec->pos;
-	ev->payload = etl_cur_ptr(rec);
-	ev->payload_size = (uint32_t)etl_cur_left(rec);
+	etl__hdr_payload_rest(rec, ev);
 	etl__err_set(err, ETL_E_UNSUPPORTED, 0,
 	             "%s record (its layout is undocumented; payload kept as raw bytes): size=%u",
 	             what, (unsigned)ev->size);
@@ -80,9 +78,7 @@ static int wnode_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 	if (rec->err)
 		return etl__err_set(err, ETL_E_TRUNCATED, (uint32_t)rec->pos,
 		                    "WNODE_HEADER block shorter than its header: size=%zu", rec->len);
-	ev->header_size = (uint32_t)rec->pos;
-	ev->payload = etl_cur_ptr(rec);
-	ev->payload_size = (uint32_t)etl_cur_left(rec);
+	etl__hdr_payload_rest(rec, ev);
 	etl__err_set(err, ETL_E_UNSUPPORTED, 0,
 	             "WNODE_HEADER block (legacy, %s): size=%u",
 	             (ev->trace_flags & WNODE_FLAG_TRACED_GUID) ? "traced GUID" : "not traced",

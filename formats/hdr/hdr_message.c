@@ -74,10 +74,7 @@ static int message_decode(struct etl_cur *rec, const struct etl_hdr_ctx *ctx,
 		return etl__err_set(err, ETL_E_TRUNCATED, (uint32_t)rec->pos,
 		                    "Message record too small for its optional items: size=%zu, option-flags=0x%04x",
 		                    rec->len, fl);
-	ev->header_size = (uint32_t)rec->pos;
-	ev->payload = etl_cur_ptr(rec);
-	ev->payload_size = (uint32_t)etl_cur_left(rec);
-	return ETL_OK;
+	return etl__hdr_payload_rest(rec, ev);
 }
 
 /* Writer: every item OptionFlags (ev->header_flags) announces, in the

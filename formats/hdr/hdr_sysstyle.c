@@ -53,10 +53,7 @@ int etl__sys_decode(const struct etl_sys_layout *l, struct etl_cur *rec, struct 
 		                    "%s record shorter than its header: size=%zu", l->what, rec->len);
 	if (etl__hdr_read_hw_items(rec, ev, err) != ETL_OK)
 		return ETL_FAILED;
-	ev->header_size = (uint32_t)rec->pos;
-	ev->payload = etl_cur_ptr(rec);
-	ev->payload_size = (uint32_t)etl_cur_left(rec);
-	return ETL_OK;
+	return etl__hdr_payload_rest(rec, ev);
 }
 
 /* The type byte for ev->kind, or 0 when this layout does not encode it. */
