@@ -59,11 +59,6 @@ int etl__damage_take(struct etl_damage *d, struct etl_errinfo *out)
 	return 1;
 }
 
-int etl__damage_pending(const struct etl_damage *d)
-{
-	return d->count != 0 || d->dropped != 0;
-}
-
 void etl__damage_clear(struct etl_damage *d)
 {
 	d->count = 0;

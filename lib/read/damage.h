@@ -41,8 +41,12 @@ void etl__damage_add(struct etl_damage *d, int code, uint64_t off, const char *f
  * listed reports are taken, the dropped ones come out as one summary. */
 int etl__damage_take(struct etl_damage *d, struct etl_errinfo *out);
 
-/* 1 while reports (listed or summarised) wait to be taken. */
-int etl__damage_pending(const struct etl_damage *d);
+/* 1 while reports (listed or summarised) wait to be taken. Inline: the
+ * reader asks once per event. */
+static inline int etl__damage_pending(const struct etl_damage *d)
+{
+	return d->count != 0 || d->dropped != 0;
+}
 
 /* Forgets every report and the total (a probe read whose damage the walk
  * will find again). */

@@ -146,7 +146,7 @@ static void heap_push(struct etl_order *r, size_t s)
 }
 
 /* Puts stream s at the top of the heap and moves it down to its place. */
-static void sift_down(struct etl_order *r, size_t s)
+static inline void sift_down(struct etl_order *r, size_t s)
 {
 	size_t i = 0, n = r->n_heap;
 	for (;;) {

@@ -68,7 +68,7 @@ static void seterr(struct etl_reader *r, int code, uint64_t off, const char *fmt
  * was one. */
 static int take_damage(struct etl_reader *r)
 {
-	return etl__damage_take(&r->walk.damage, &r->err);
+	return etl__damage_pending(&r->walk.damage) && etl__damage_take(&r->walk.damage, &r->err);
 }
 
 /* The walk's I/O error, as the handle's. */
