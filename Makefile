@@ -48,9 +48,25 @@ BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_DEFAULT_SOURCE -fPIC -fvisibility=h
 ifneq ($(SANITIZE),)
 O ?= build-san
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LTO ?= 0
 else
 O ?= build
 SAN_FLAGS :=
+LTO ?= 1
+endif
+# Link-time optimisation: the library is split into small files by subsystem,
+# and the hot paths cross them (reader -> header codecs, decoder -> source
+# decoders, output -> renderers). Library objects carry both LTO bytecode and
+# ordinary code (-ffat-lto-objects): the tools, libetl.so and the benchmarks
+# are linked with -flto and get the cross-file inlining; the test and example
+# programs link the ordinary code, which keeps their builds fast. LTO=0 turns
+# it off (sanitizer builds do).
+ifeq ($(LTO),1)
+LTO_CFLAGS := -flto=auto -ffat-lto-objects
+LTO_LDFLAGS := -flto=auto $(OPT)
+else
+LTO_CFLAGS :=
+LTO_LDFLAGS :=
 endif
 ALL_CFLAGS := $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 # The tracing runtime (lib/trace/) runs a logger thread per session.
@@ -102,7 +118,7 @@ lib: $(LIB_A) $(LIB_SO)
 cli: $(CLI_BINS)
 
 # Library objects see the internal headers and mark exports (include/etl_export.h).
-$(LIB_OBJS): LIB_DEFS := -DETL_BUILDING_LIB=1
+$(LIB_OBJS): LIB_DEFS := -DETL_BUILDING_LIB=1 $(LTO_CFLAGS)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -114,11 +130,11 @@ $(LIB_A): $(LIB_OBJS)
 
 $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -shared -Wl,-soname,libetl.so.$(SOVERSION) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libetl.so.$(SOVERSION) $(ALL_LDFLAGS) $(LTO_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(O)/bin/%: $(OBJ)/cli/%.o $(CLI_SHARED_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_SHARED_OBJS) $(LIB_A) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) $(LTO_LDFLAGS) -o $@ $< $(CLI_SHARED_OBJS) $(LIB_A) $(PKG_LIBS) -lm
 
 ## programs: build the tracing-runtime programs testdata/programs/*.c into build/programs/
 programs: $(PROG_BINS)
@@ -166,7 +182,7 @@ $(O)/fuzz/%_replay: $(OBJ)/fuzz/%_fuzzer.o $(OBJ)/fuzz/standalone_main.o $(LIB_A
 
 $(O)/bench/%: $(OBJ)/bench/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) $(LTO_LDFLAGS) -o $@ $< $(LIB_A) $(PKG_LIBS) -lm
 
 ## check: install dependencies, build, run the unit/corpus/CLI tests and replay the fuzz corpora
 check: deps
