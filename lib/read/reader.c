@@ -168,7 +168,7 @@ static int read_logfile(struct etl_reader *r)
 static int finish_open(struct etl_reader *r, int rc)
 {
 	if (rc != ETL_OK) {
-		seterr(r, ETL_E_IO, 0, "%s", r->walk.src.errmsg);
+		seterr(r, r->walk.src.errcode ? r->walk.src.errcode : ETL_E_IO, 0, "%s", r->walk.src.errmsg);
 		r->fatal = 1;
 		return ETL_FATAL;
 	}
