@@ -74,7 +74,9 @@ int etl_check_paths(const char *output, const char *const *inputs, int n, char *
 		for (int j = 0; j < i; j++) {
 			if (!same(ident_of(inputs[j], STDIN_FILENO), in))
 				continue;
-			if (strcmp(inputs[i], inputs[j]) == 0)
+			if (strcmp(inputs[i], "-") == 0 && strcmp(inputs[j], "-") == 0)
+				snprintf(why, whylen, "standard input can be read only once: '-' is given twice");
+			else if (strcmp(inputs[i], inputs[j]) == 0)
 				snprintf(why, whylen, "the input '%s' is given twice: its events would be read twice",
 				         shown(inputs[i], 0));
 			else
