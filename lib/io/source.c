@@ -473,6 +473,17 @@ int etl__src_get(struct etl_src *src, uint64_t off, size_t n, const uint8_t **p,
 	return ETL_OK;
 }
 
+void etl__src_drain(struct etl_src *src)
+{
+	uint8_t tmp[16384];
+	uint64_t limit = etl_spool_limit();
+	if (src->kind != ETL_SRC_STREAM || src->codec == ETL_CODEC_NONE)
+		return;
+	while (!src->eof && src->decoded < limit)
+		if (stream_read(src, tmp, sizeof tmp) <= 0)
+			break;
+}
+
 void etl__src_close(struct etl_src *src)
 {
 	if (src->zs) {

@@ -63,6 +63,11 @@ int etl__src_open_mem(struct etl_src *src, const uint8_t *p, size_t n, int need_
  * many exist (less than n only at end of input). For STREAM sources off must
  * not go backwards. Pointer valid until the next call. ETL_OK or ETL_FATAL. */
 int etl__src_get(struct etl_src *src, uint64_t off, size_t n, const uint8_t **p, size_t *avail);
+/* A compressed STREAM whose reader is done before its end: decodes and
+ * drops the rest (at most up to the spool limit of decoded bytes), so
+ * that damage to the wrapper's end is found - and said - as it is when
+ * the whole input is spooled for time order. */
+void etl__src_drain(struct etl_src *src);
 void etl__src_close(struct etl_src *src);
 
 #endif /* ETL_IO_SOURCE_H */
