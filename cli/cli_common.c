@@ -167,7 +167,7 @@ etl_reader *cli_open_reader(const char *name, const char *path, int fd, int orde
 	if (st == ETL_FATAL || st == ETL_FAILED) {
 		int code = etl_reader_errcode(r);
 		if (code == ETL_E_LIMIT)
-			cli_errorf(limit_hint, "%s: %s: ", name, etl_reader_errmsg(r));
+			cli_errorf(limit_hint, "%s: %s", name, etl_reader_errmsg(r));
 		else
 			cli_error(name, etl_reader_errmsg(r));
 		if (code == ETL_E_DECOMPRESS)
