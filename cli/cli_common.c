@@ -80,6 +80,16 @@ int cli_standard_option(int c, char **argv, struct cli_filter *f, int *quiet, vo
 		return CLI_EXIT_USAGE;
 	}
 	switch (c) {
+	case CLI_OPT_SPOOL_LIMIT: {
+		uint64_t v;
+		if (cli_parse_size(optarg, &v) == 0) {
+			etl_set_spool_limit(v);
+			return -1;
+		}
+		cli_usage_error("invalid --spool-limit '%s': expected a positive number of bytes with "
+		                "an optional K, M or G suffix", optarg);
+		return CLI_EXIT_USAGE;
+	}
 	case 'q':
 		*quiet = 1;
 		return -1;
@@ -124,9 +134,30 @@ const char *cli_display_name(const char *path)
 	return strcmp(path, "-") == 0 ? "(standard input)" : path;
 }
 
+static const char *limit_hint = "";
+
+void cli_set_limit_hint(const char *hint)
+{
+	limit_hint = hint;
+}
+
+int cli_check_paths(const char *output, char **inputs, int n, int allow_twice)
+{
+	char why[1024];
+	const char *const *in = (const char *const *)inputs;
+	/* allow_twice: each input alone against the output. */
+	for (int i = 0; i < (allow_twice ? n : 1); i++)
+		if (etl_check_paths(output, in + i, allow_twice ? 1 : n, why, sizeof why, NULL) != ETL_OK) {
+			cli_errorf(why, "%s", "");
+			return CLI_EXIT_USAGE;
+		}
+	return CLI_EXIT_CLEAN;
+}
+
 etl_reader *cli_open_reader(const char *name, const char *path, int fd, int order, int *status)
 {
 	etl_reader *r = etl_reader_new();
+	*status = CLI_EXIT_IO;
 	if (!r) {
 		cli_error(name, "out of memory");
 		return NULL;
@@ -134,12 +165,87 @@ etl_reader *cli_open_reader(const char *name, const char *path, int fd, int orde
 	etl_reader_set_order(r, order);
 	int st = fd >= 0 ? etl_reader_open_fd(r, fd) : etl_reader_open_file(r, path);
 	if (st == ETL_FATAL || st == ETL_FAILED) {
-		cli_error(name, etl_reader_errmsg(r));
+		int code = etl_reader_errcode(r);
+		if (code == ETL_E_LIMIT)
+			cli_errorf(limit_hint, "%s: %s", name, etl_reader_errmsg(r));
+		else
+			cli_error(name, etl_reader_errmsg(r));
+		if (code == ETL_E_DECOMPRESS)
+			*status = CLI_EXIT_DAMAGE;
 		etl_reader_free(r);
 		return NULL;
 	}
 	*status = st;
 	return r;
+}
+
+/* What the reader says of an input with no buffer header at offset 0
+ * (lib/read/reader.c), before the detail in parentheses. */
+#define NOT_ETL_PREFIX "The input is not an ETL file: there is no trace buffer header at offset 0 ("
+
+/* TRACE_LOGFILE_HEADER fields checked here, from the payload of the
+ * logfile-header record, which follows a 0x20-byte SYSTEM_TRACE_HEADER
+ * (doc/format.md §2.1, §2.2, §3.2). */
+#define LF_PAYLOAD 0x20u
+#define LF_BUFFER_SIZE 0x00u
+#define LF_PROCESSORS 0x0Cu
+/* The largest buffer any libetl reader or writer handles (etl_writer.h). */
+#define MAX_BUFFER_SIZE (16u * 1024u * 1024u)
+
+int cli_report_open(const char *name, etl_reader *r, int st, struct cli_open_notes *notes)
+{
+	int rc = CLI_EXIT_CLEAN;
+	const struct etl_logfile *lf = etl_reader_logfile(r);
+	memset(notes, 0, sizeof *notes);
+	if (st == ETL_WARN) {
+		const char *msg = etl_reader_errmsg(r);
+		size_t pl = strlen(NOT_ETL_PREFIX), ml = strlen(msg);
+		if (etl_reader_errcode(r) == ETL_E_BAD_MAGIC && etl_reader_erroff(r) == 0 &&
+		    strncmp(msg, NOT_ETL_PREFIX, pl) == 0 && ml > pl && msg[ml - 1] == ')') {
+			/* Said first in words a newcomer understands, then the
+			 * detail; the walk meets the same damage and stays quiet. */
+			size_t dl = ml - pl - 1;
+			if (dl >= sizeof notes->detail)
+				dl = sizeof notes->detail - 1;
+			memcpy(notes->detail, msg + pl, dl);
+			notes->detail[dl] = 0;
+			notes->not_etl = 1;
+			cli_errorf(notes->detail, "%s is not an ETL file (no trace buffer header at offset 0): ",
+			           name);
+			rc = CLI_EXIT_DAMAGE;
+		} else {
+			cli_reader_problem(name, "warning: ", r);
+		}
+	}
+	if (!lf->present)
+		return rc;
+	uint64_t at = lf->file_offset + LF_PAYLOAD;
+	char msg[200];
+	if (lf->buffer_size < ETL_BUFFER_HEADER_SIZE || lf->buffer_size > MAX_BUFFER_SIZE) {
+		snprintf(msg, sizeof msg, "damaged logfile header: BufferSize is %u bytes, which no trace "
+		         "buffer has (%u to %u); the buffers' own sizes are used", lf->buffer_size,
+		         ETL_BUFFER_HEADER_SIZE, MAX_BUFFER_SIZE);
+		cli_error_at(name, at + LF_BUFFER_SIZE, "", msg);
+		notes->bad_buffer_size = 1;
+		rc = CLI_EXIT_DAMAGE;
+	}
+	if (lf->number_of_processors > ETL_MAX_PROCESSORS) {
+		snprintf(msg, sizeof msg, "damaged logfile header: NumberOfProcessors is %u, more than any "
+		         "Windows machine has (%u at most); the buffers' processors are used",
+		         lf->number_of_processors, ETL_MAX_PROCESSORS);
+		cli_error_at(name, at + LF_PROCESSORS, "", msg);
+		notes->bad_processors = 1;
+		rc = CLI_EXIT_DAMAGE;
+	}
+	return rc;
+}
+
+int cli_open_note_repeats(struct cli_open_notes *notes, uint64_t off, const char *msg)
+{
+	if (!notes->not_etl || off != 0 || strcmp(msg, notes->detail) != 0)
+		return 0;
+	notes->not_etl = 0;
+	return 1;
 }
 
 /* ---- progress ----------------------------------------------------------- */
@@ -193,6 +299,42 @@ void cli_filter_free(struct cli_filter *f)
 int cli_filter_is_option(int opt)
 {
 	return opt >= CLI_OPT_PROVIDER && opt < CLI_OPT_FILTER_END_;
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v = 0, mul = 1;
+	const char *p = s;
+	int n = 0;
+	while (*p >= '0' && *p <= '9') {
+		if (v > UINT64_MAX / 10 - 9)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+		p++;
+		n++;
+	}
+	if (n == 0)
+		return -1;
+	switch (*p) {
+	case 0: break;
+	case 'k': case 'K': mul = 1024; p++; break;
+	case 'm': case 'M': mul = 1024 * 1024; p++; break;
+	case 'g': case 'G': mul = 1024 * 1024 * 1024; p++; break;
+	default: return -1;
+	}
+	if (*p || v == 0 || v > UINT64_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+void cli_spool_limit_usage(FILE *out)
+{
+	fputs("      --spool-limit N[K|M|G]\n"
+	      "                        the most temporary space (in $TMPDIR) a compressed or\n"
+	      "                        piped input may take when it is read in time order\n"
+	      "                        (default 4G, or the free space of $TMPDIR if less)\n",
+	      out);
 }
 
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)

@@ -99,8 +99,9 @@ int cli_parse_options(int argc, char **argv, const char *shortopts, const struct
 /*! cli_standard_option() : handles what getopt_long() returned (c, with
  *  ":" leading the option string and opterr 0) when it is an option every
  *  tool has (CLI_STANDARD_LONG_OPTIONS and "qhV" among the short ones): a
- *  filter option (into f), -q (*quiet set), -h (usage() prints the help),
- *  -V, an unknown option or one missing its argument (usage errors).
+ *  filter option (into f), --spool-limit (etl_set_spool_limit()), -q
+ *  (*quiet set), -h (usage() prints the help), -V, an unknown option or
+ *  one missing its argument (usage errors).
  *  @return : -1 to go on; the exit status to end with (-h, -V, usage
  *  errors); CLI_OWN_OPTION when c is none of these. */
 int cli_standard_option(int c, char **argv, struct cli_filter *f, int *quiet, void (*usage)(void));
@@ -109,12 +110,53 @@ int cli_standard_option(int c, char **argv, struct cli_filter *f, int *quiet, vo
  *  "(standard input)" for "-". */
 const char *cli_display_name(const char *path);
 
+/*! cli_set_limit_hint() : what the tool tells a user whose input passes
+ *  the spool limit (how to read it without a copy, how to raise the
+ *  limit). hint must stay valid. */
+void cli_set_limit_hint(const char *hint);
+
+/*! cli_check_paths() : etl_check_paths() for the tool's output (NULL:
+ *  none) and its n inputs, before anything is read; a clash is reported
+ *  ("PROG: the output 'a.etl' is the input 'a.etl': ..."). With
+ *  allow_twice, an input may be named more than once (the output is
+ *  still checked against each).
+ *  @return : CLI_EXIT_CLEAN, or CLI_EXIT_USAGE (reported). */
+int cli_check_paths(const char *output, char **inputs, int n, int allow_twice);
+
 /*! cli_open_reader() : a reader in order (ETL_ORDER_TIME or _FILE) over
  *  fd, or over path when fd is -1 (path "-" is standard input).
  *  @return : the reader with *status ETL_OK or ETL_WARN (the caller
- *  reports the warning, with cli_reader_problem(), if it wants it); NULL
- *  when it cannot be opened (reported as "PROG: NAME: why"). */
+ *  reports the warning with cli_report_open()); NULL when it cannot be
+ *  opened (reported as "PROG: NAME: why"), with *status the exit status:
+ *  CLI_EXIT_DAMAGE when a damaged gzip / LZ4 wrapper left nothing to read
+ *  (the same status its damage earns when something is left), else
+ *  CLI_EXIT_IO. */
 etl_reader *cli_open_reader(const char *name, const char *path, int fd, int order, int *status);
+
+/* What cli_report_open() said about a new reader, for what comes after. */
+struct cli_open_notes {
+	int not_etl;               /* "NAME is not an ETL file" was said; the
+	                              walk's report of the same detail at
+	                              offset 0 is not said again             */
+	char detail[256];
+	int bad_buffer_size;       /* the logfile header's BufferSize or      */
+	int bad_processors;        /* NumberOfProcessors cannot be (reported
+	                              as damage): not to be relied on        */
+};
+
+/*! cli_report_open() : reports what opening r (status st) found: an input
+ *  that is not an ETL file ("PROG: NAME is not an ETL file (no trace
+ *  buffer header at offset 0): DETAIL"), another open warning ("PROG:
+ *  NAME: offset 0x..: warning: ..."), and logfile-header fields no trace
+ *  can hold (damage naming the field's offset).
+ *  @return : the exit status earned (CLI_EXIT_DAMAGE for the first and the
+ *  last, else CLI_EXIT_CLEAN); *notes filled. */
+int cli_report_open(const char *name, etl_reader *r, int st, struct cli_open_notes *notes);
+
+/*! cli_open_note_repeats() : 1 (once) when the damage at off with msg is
+ *  the detail cli_report_open() already gave with "is not an ETL file"
+ *  (the caller then does not print it again). */
+int cli_open_note_repeats(struct cli_open_notes *notes, uint64_t off, const char *msg);
 
 /* ---- progress ----------------------------------------------------------- */
 
@@ -158,8 +200,12 @@ enum cli_filter_opt {
 	CLI_OPT_FILTER_END_
 };
 
+/* getopt_long() value of --spool-limit (every tool has it). */
+#define CLI_OPT_SPOOL_LIMIT 0x1100
+
 /* struct option initialisers of the long options every tool has. */
 #define CLI_STANDARD_LONG_OPTIONS \
+	{ "spool-limit", required_argument, NULL, CLI_OPT_SPOOL_LIMIT }, \
 	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }, \
@@ -240,6 +286,14 @@ void cli_filter_begin_file(struct cli_filter *f, const struct etl_logfile *lf);
  *  With --since/--until, events without a converted time (ETL_EVF_UTC)
  *  never match. */
 int cli_filter_match(struct cli_filter *f, const struct etl_event *ev);
+
+/*! cli_parse_size() : a positive byte count with an optional K, M or G
+ *  suffix (powers of 1024). @return : 0, or -1 on bad syntax, 0 or
+ *  overflow. */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/*! cli_spool_limit_usage() : the --spool-limit line of a --help text. */
+void cli_spool_limit_usage(FILE *out);
 
 /*! cli_parse_u64() : decimal, or hexadecimal with a 0x prefix, up to max.
  *  @return : 0, or -1 on bad syntax or overflow. */

@@ -17,6 +17,7 @@ struct convert_options {
 	const char *output;
 	int compress;              /* -1 as the input, 0 off, 1 on           */
 	int raw;
+	int allow_twice;           /* --allow-same-input                     */
 	uint64_t split_size;       /* bytes, 0 = no size split               */
 	int64_t split_time;        /* 100 ns units, 0 = no time split        */
 	int progress_ok;           /* stderr is a terminal and no -q         */
@@ -36,6 +37,7 @@ struct convert_input {
 	etl_reader *r;             /* in time order                          */
 	const struct etl_logfile *lf;
 	struct cli_filter filter;  /* shallow copy: per-input time bounds    */
+	struct cli_open_notes notes; /* what opening it found                */
 	int rc;                    /* exit status earned by this input       */
 };
 
@@ -46,6 +48,8 @@ struct convert_inputs {
 	int n;
 	int header_buffer;         /* header-buffer records take part        */
 	etl_merge *m;
+	uint64_t records;          /* records read from every input, filtered
+	                              out or not (header buffers' too)        */
 	struct cli_progress pg;
 	unsigned tick;
 };
@@ -61,7 +65,8 @@ int convert_open_inputs(struct convert_inputs *ins, char **paths, int n,
                         const struct convert_options *o, int spool, int header_buffer);
 
 /*! convert_reopen() : another reader of input in, in order (file order
- *  for a second look at it). NULL when it cannot be opened (reported). */
+ *  for a second look at it). NULL when it cannot be opened (reported).
+ *  What opening it found was reported the first time: nothing is said. */
 etl_reader *convert_reopen(const struct convert_input *in, int order);
 
 /*! convert_next() : the next event of the merge that passes the filter;
@@ -74,7 +79,46 @@ int convert_next(struct convert_inputs *ins, const struct etl_event **ev, struct
 /*! convert_status() : the worst exit status of the inputs. */
 int convert_status(const struct convert_inputs *ins);
 
+/*! convert_nothing_read() : when no record at all could be read from the
+ *  inputs, says so ("PROG: OUTPUT: left as it was: no event could be read
+ *  from the input"; NULL or "-": standard output) and @return : 1 (the output is not to be made and the
+ *  run ends with at least CLI_EXIT_DAMAGE); else 0. */
+int convert_nothing_read(const struct convert_inputs *ins, const char *output);
+
 void convert_free_inputs(struct convert_inputs *ins);
+
+/* ---- numbered output files (convert_parts.c) ---------------------------- */
+
+/* The parts of a --split-size / --split-time run, written into a private
+ * directory beside the output and moved into place when the run is done. */
+struct convert_parts {
+	const char *output;        /* OUT: the pattern                       */
+	char *dir;                 /* the private directory                  */
+};
+
+/*! convert_part_name() : part index of out: OUT.etl -> OUT_003.etl (the
+ *  number goes before the last extension, not counting .gz or .lz4).
+ *  Caller frees; NULL when memory is short. */
+char *convert_part_name(const char *out, unsigned index);
+
+/*! convert_parts_begin() : refuses an existing part of output's pattern
+ *  that is one of the n inputs, and an output that is not a regular file;
+ *  creates the private directory. @return : CLI_EXIT_CLEAN, or the exit
+ *  status (reported). */
+int convert_parts_begin(struct convert_parts *p, const char *output, char **inputs, int n);
+
+/*! convert_parts_path() : where part index is written until the commit.
+ *  Caller frees; NULL when memory is short. */
+char *convert_parts_path(const struct convert_parts *p, unsigned index);
+
+/*! convert_parts_commit() : moves the made parts (0 .. made-1) into
+ *  place, removes the parts of the pattern past them that an earlier run
+ *  left, and the private directory. @return : 0, or -1 (reported). */
+int convert_parts_commit(struct convert_parts *p, unsigned made);
+
+/*! convert_parts_abandon() : removes the made parts and the private
+ *  directory; the files of the pattern stay as they were. */
+void convert_parts_abandon(struct convert_parts *p, unsigned made);
 
 /* ---- the conversions --------------------------------------------------- */
 

@@ -27,7 +27,11 @@
  *      EndTime is the latest of the inputs'.
  * CIRCULAR and NEWFILE are dropped from LogFileMode (SEQUENTIAL is set in
  * their place): the output is written front to back and holds every
- * event.
+ * event. A logfile-header BufferSize or NumberOfProcessors that cannot be
+ * (reported as damage by cli_report_open()) gives way to what the buffers
+ * show. When no record could be read, no output is made (an existing one
+ * stays as it was). Numbered parts (--split-*) are made by
+ * convert_parts.c, moved into place only when the whole run succeeded.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,44 +40,20 @@
 #include <unistd.h>
 #include "convert.h"
 
-/* OUT.etl -> OUT_003.etl; OUT.etl.gz -> OUT_003.etl.gz; OUT -> OUT_003:
- * the number goes before the last extension of the file name, not
- * counting a final .gz or .lz4. Caller frees. */
-static char *piece_name(const char *out, unsigned index)
-{
-	size_t len = strlen(out);
-	size_t stem = len - etl_outfile_codec_suffix(out);
-	const char *base = strrchr(out, '/');
-	size_t base_at = base ? (size_t)(base - out) + 1 : 0;
-	size_t at = stem;
-	for (size_t i = stem; i > base_at; i--) {
-		if (out[i - 1] == '.') {
-			if (i - 1 > base_at)         /* not a leading dot (".etl") */
-				at = i - 1;
-			break;
-		}
-	}
-	char num[16];
-	int nl = snprintf(num, sizeof num, "_%03u", index);
-	char *s = malloc(len + (size_t)nl + 1);
-	if (!s)
-		return NULL;
-	memcpy(s, out, at);
-	memcpy(s + at, num, (size_t)nl);
-	memcpy(s + at + nl, out + at, len - at + 1);
-	return s;
-}
-
 /* ---- what the inputs hold apart from their events ----------------------- */
 
 /* From a walk over an input's buffer headers. */
 struct buffer_scan {
 	int max_proc;              /* highest processor of any buffer, -1    */
+	uint32_t max_size;         /* largest logger buffer a buffer shows   */
 	int hdr_known;             /* the header buffer was seen             */
 	uint16_t hdr_flags, hdr_logger_id;
 };
 
-/* Damage is reported by the main pass, not here. */
+/* Damage is reported by the main pass, not here. A buffer the reader
+ * skips for its processor index (ETL_MAX_PROCESSORS or more: damage, the
+ * main pass says so) names no processor of the output: the rule is the
+ * reader's and the writer's. */
 static void scan_buffers(const struct convert_input *in, struct buffer_scan *bs)
 {
 	const struct etl_buffer_info *bi;
@@ -86,8 +66,13 @@ static void scan_buffers(const struct convert_input *in, struct buffer_scan *bs)
 	while ((st = etl_reader_next_buffer(r, &bi)) != ETL_END && st != ETL_FATAL) {
 		if (!bi)
 			continue;
-		if ((int)bi->processor > bs->max_proc)
+		if (bi->processor < ETL_MAX_PROCESSORS && (int)bi->processor > bs->max_proc)
 			bs->max_proc = bi->processor;
+		/* A compressed buffer's SavedOffset is the header plus its
+		 * records inflated, which the logger's buffer held. */
+		uint32_t size = bi->compressed ? bi->saved_offset : bi->buffer_size;
+		if (size > bs->max_size && size <= 16u * 1024 * 1024)
+			bs->max_size = size;
 		if (bi->file_offset == 0) {
 			bs->hdr_known = 1;
 			bs->hdr_flags = bi->flags;
@@ -191,10 +176,10 @@ struct output {
 	const struct header_records *hdr;
 	int restamp_hdr;           /* header records take the output's T0    */
 	int split;
+	struct convert_parts parts; /* split: where the parts are made       */
+	unsigned made;             /* split: parts finished by this run      */
 	etl_writer *w;
-	char *cur;                 /* path being written                     */
-	char **done;               /* files finished by this run             */
-	size_t n_done;
+	char *cur;                 /* file being written, as messages name it */
 	unsigned index;
 	uint64_t events_in_file;
 	uint32_t *cpu_pos;         /* the writer's buffer fill, per processor
@@ -212,21 +197,18 @@ static void writer_error(const struct output *out)
 	          out->w ? etl_writer_errmsg(out->w) : "out of memory");
 }
 
-/* Removes every file this run finished (after a failure). */
+/* Drops what this run made: the output is left as it was. */
 static void output_discard(struct output *out)
 {
 	etl_writer_free(out->w);       /* abandons the temporary */
 	out->w = NULL;
-	for (size_t i = 0; i < out->n_done; i++)
-		unlink(out->done[i]);
+	if (out->split)
+		convert_parts_abandon(&out->parts, out->made);
 }
 
 static void output_free(struct output *out)
 {
 	etl_writer_free(out->w);
-	for (size_t i = 0; i < out->n_done; i++)
-		free(out->done[i]);
-	free(out->done);
 	free(out->cur);
 	free(out->cpu_pos);
 }
@@ -257,13 +239,22 @@ static int write_header_records(struct output *out)
 static int output_open(struct output *out)
 {
 	free(out->cur);
-	out->cur = out->split ? piece_name(out->o->output, out->index) : strdup(out->o->output);
+	out->cur = out->split ? convert_part_name(out->o->output, out->index) : strdup(out->o->output);
+	char *path = out->split ? convert_parts_path(&out->parts, out->index) : NULL;
 	out->w = etl_writer_new();
-	if (!out->cur || !out->w) {
+	if (!out->cur || !out->w || (out->split && !path)) {
+		free(path);
 		cli_message("out of memory");
 		return -1;
 	}
-	if (etl_writer_open_file(out->w, out->cur, &out->wo) != ETL_OK) {
+	/* A part is made in the private directory: the name the header
+	 * records (when the input gave none) is the part's own. */
+	struct etl_writer_options wo = out->wo;
+	if (!wo.log_file_name)
+		wo.log_file_name = out->cur;
+	int st = etl_writer_open_file(out->w, path ? path : out->cur, &wo);
+	free(path);
+	if (st != ETL_OK) {
 		writer_error(out);
 		return -1;
 	}
@@ -285,14 +276,7 @@ static int output_close(struct output *out, uint32_t events_lost, uint32_t buffe
 	}
 	etl_writer_free(out->w);
 	out->w = NULL;
-	char **n = realloc(out->done, (out->n_done + 1) * sizeof *n);
-	if (!n) {
-		cli_message("out of memory");
-		return -1;
-	}
-	out->done = n;
-	out->done[out->n_done++] = out->cur;
-	out->cur = NULL;
+	out->made++;
 	return 0;
 }
 
@@ -400,15 +384,22 @@ static void output_options(struct output *out, const struct convert_inputs *ins,
 		wo->start_timestamp = alf->header_timestamp;
 		wo->boot_time = alf->boot_time;
 	}
+	/* A logfile-header field that cannot be (reported as damage when the
+	 * input was opened) gives way to what the buffers show. */
+	const struct cli_open_notes *n0 = &ins->v[0].notes;
+	if (n0->bad_processors)
+		wo->number_of_processors = 1;
+	if (n0->bad_buffer_size)
+		wo->buffer_size = scan[0].max_size;
 	uint32_t nproc = wo->number_of_processors, bs = wo->buffer_size;
 	int64_t end_time = 0;
 	*events_lost = *buffers_lost = 0;
 	for (int i = 0; i < ins->n; i++) {
 		const struct etl_logfile *lf = ins->v[i].lf;
 		if (lf->present) {
-			if (lf->number_of_processors > nproc)
+			if (lf->number_of_processors > nproc && !ins->v[i].notes.bad_processors)
 				nproc = lf->number_of_processors;
-			if (lf->buffer_size > bs)
+			if (lf->buffer_size > bs && !ins->v[i].notes.bad_buffer_size)
 				bs = lf->buffer_size;
 			*events_lost += lf->events_lost;
 			*buffers_lost += lf->buffers_lost;
@@ -418,7 +409,7 @@ static void output_options(struct output *out, const struct convert_inputs *ins,
 		if (scan[i].max_proc >= 0 && (uint32_t)scan[i].max_proc + 1 > nproc)
 			nproc = (uint32_t)scan[i].max_proc + 1;
 	}
-	wo->number_of_processors = nproc > 0xFFFF ? 0xFFFF : nproc ? nproc : 1;
+	wo->number_of_processors = nproc > ETL_MAX_PROCESSORS ? ETL_MAX_PROCESSORS : nproc ? nproc : 1;
 	wo->buffer_size = sane_buffer_size(bs);
 	wo->log_file_mode = sane_mode(wo->log_file_mode);
 	if (o->compress == 1)
@@ -441,7 +432,6 @@ static void output_options(struct output *out, const struct convert_inputs *ins,
 	}
 	out->hdr = hdr;
 	out->restamp_hdr = !etl_merge_same_clock(ins->m, 0);
-	out->split = o->split_size || o->split_time;
 }
 
 /* Writes every event of the merge. @return : 0, or -1 when the run
@@ -484,14 +474,20 @@ int convert_etl(const struct convert_options *o, char **paths, int n)
 	struct header_records hdr;
 	struct output out;
 	uint32_t events_lost, buffers_lost;
-	int rc = convert_open_inputs(&ins, paths, n, o, 1, 0);
-	if (rc != CLI_EXIT_CLEAN)
-		return rc;
+	int rc;
 	memset(&out, 0, sizeof out);
 	out.o = o;
+	out.split = o->split_size || o->split_time;
+	if (out.split && (rc = convert_parts_begin(&out.parts, o->output, paths, n)) != CLI_EXIT_CLEAN)
+		return rc;
+	if ((rc = convert_open_inputs(&ins, paths, n, o, 1, 0)) != CLI_EXIT_CLEAN) {
+		output_discard(&out);
+		return rc;
+	}
 	struct buffer_scan *scan = calloc((size_t)n, sizeof *scan);
 	if (!scan) {
 		cli_message("out of memory");
+		output_discard(&out);
 		convert_free_inputs(&ins);
 		return CLI_EXIT_IO;
 	}
@@ -499,6 +495,7 @@ int convert_etl(const struct convert_options *o, char **paths, int n)
 		scan_buffers(&ins.v[i], &scan[i]);
 	if (read_header_records(&ins.v[0], &hdr) != 0) {
 		rc = CLI_EXIT_IO;
+		output_discard(&out);
 		goto end;
 	}
 	output_options(&out, &ins, scan, &hdr, &events_lost, &buffers_lost);
@@ -509,19 +506,31 @@ int convert_etl(const struct convert_options *o, char **paths, int n)
 		            "(2 x %u bytes): each file holds a header buffer and data buffers",
 		            (unsigned long long)o->split_size, out.wo.buffer_size);
 		rc = CLI_EXIT_USAGE;
+		output_discard(&out);
 		goto end;
 	}
 	out.cpu_pos = calloc(out.wo.number_of_processors, sizeof *out.cpu_pos);
 	if (!out.cpu_pos) {
 		cli_message("out of memory");
 		rc = CLI_EXIT_IO;
+		output_discard(&out);
 		goto end;
 	}
 	int failed = output_open(&out) != 0 || write_events(&out, &ins) != 0;
 	cli_progress_clear(&ins.pg);
+	rc = cli_worse(convert_status(&ins), out.rc);
+	if (!failed && convert_nothing_read(&ins, o->output)) {
+		/* An existing output stays as it was. */
+		output_discard(&out);
+		rc = cli_worse(rc, CLI_EXIT_DAMAGE);
+		goto end;
+	}
 	if (!failed && output_close(&out, events_lost, buffers_lost) != 0)
 		failed = 1;
-	rc = cli_worse(convert_status(&ins), out.rc);
+	if (!failed && out.split && convert_parts_commit(&out.parts, out.made) != 0) {
+		out.split = 0;          /* what was moved stays; the rest is gone */
+		failed = 1;
+	}
 	if (failed) {
 		output_discard(&out);
 		rc = CLI_EXIT_IO;
@@ -540,11 +549,11 @@ int convert_raw(const struct convert_options *o, const char *path)
 {
 	const char *name = cli_display_name(path);
 	int rc = CLI_EXIT_CLEAN, st;
+	struct cli_open_notes notes;
 	etl_reader *r = cli_open_reader(name, path, -1, ETL_ORDER_FILE, &st);
 	if (!r)
-		return CLI_EXIT_IO;
-	if (st == ETL_WARN)
-		cli_reader_problem(name, "warning: ", r);
+		return st;
+	rc = cli_report_open(name, r, st, &notes);
 
 	struct etl_writer_options wo;
 	etl_writer_options_from_logfile(&wo, etl_reader_logfile(r));
@@ -571,10 +580,12 @@ int convert_raw(const struct convert_options *o, const char *path)
 	const struct etl_buffer_info *bi;
 	unsigned tick = 0;
 	uint64_t copied = 0;
+	uint64_t buffers = 0;
 	while (!failed && (st = etl_reader_next_buffer(r, &bi)) != ETL_END) {
 		if (st == ETL_FATAL || st == ETL_FAILED) {
 			cli_progress_clear(&pg);
-			cli_reader_problem(name, "", r);
+			if (!cli_open_note_repeats(&notes, etl_reader_erroff(r), etl_reader_errmsg(r)))
+				cli_reader_problem(name, "", r);
 			rc = cli_worse(rc, st == ETL_FATAL ? CLI_EXIT_IO : CLI_EXIT_DAMAGE);
 			if (st == ETL_FATAL)
 				break;
@@ -583,6 +594,7 @@ int convert_raw(const struct convert_options *o, const char *path)
 			if (etl_writer_write_raw_buffer(w, bi->stored, bi->available) != ETL_OK)
 				failed = 1;
 			copied += bi->available;
+			buffers++;
 		}
 		if (pg.on && (++tick & 0xFF) == 0) {
 			etl_reader_stats(r, &rs);
@@ -590,6 +602,14 @@ int convert_raw(const struct convert_options *o, const char *path)
 		}
 	}
 	cli_progress_clear(&pg);
+	if (!failed && rc != CLI_EXIT_IO && buffers == 0) {
+		/* Nothing to copy: an existing output stays as it was (freeing
+		 * the writer abandons its temporary). */
+		cli_message("%s: left as it was: no buffer could be read from the input", o->output);
+		etl_writer_free(w);
+		etl_reader_free(r);
+		return cli_worse(rc, CLI_EXIT_DAMAGE);
+	}
 	if (!failed && rc != CLI_EXIT_IO && etl_writer_close(w) != ETL_OK)
 		failed = 1;
 	if (failed) {

@@ -16,6 +16,7 @@ static int keep_event(void *ctx, int input, const struct etl_event *ev)
 {
 	struct convert_inputs *ins = ctx;
 	struct convert_input *in = &ins->v[input];
+	ins->records++;
 	if (!ins->header_buffer && in->lf->present && ev->buffer_offset == 0)
 		return 0;
 	return cli_filter_match(&in->filter, ev);
@@ -40,15 +41,20 @@ static int open_input(struct convert_input *in, const char *path, const struct c
 			return CLI_EXIT_USAGE;
 		}
 		if (spool && (in->fd = etl_spool_fd(STDIN_FILENO)) < 0) {
-			cli_message("%s: cannot copy it to a temporary file: %s", in->name, strerror(errno));
+			if (errno == EFBIG)
+				cli_message("%s: cannot copy it to a temporary file: it is larger than the spool "
+				            "limit (%llu bytes) or the free space of $TMPDIR; raise the limit with "
+				            "--spool-limit, or give the input as a file", in->name,
+				            (unsigned long long)etl_spool_limit());
+			else
+				cli_message("%s: cannot copy it to a temporary file: %s", in->name, strerror(errno));
 			return CLI_EXIT_IO;
 		}
 	}
 	int st;
 	if (!(in->r = cli_open_reader(in->name, in->path, in->fd, ETL_ORDER_TIME, &st)))
-		return CLI_EXIT_IO;
-	if (st == ETL_WARN)
-		cli_reader_problem(in->name, "warning: ", in->r);
+		return st;
+	in->rc = cli_report_open(in->name, in->r, st, &in->notes);
 	in->lf = etl_reader_logfile(in->r);
 	in->filter = o->filter;
 	cli_filter_begin_file(&in->filter, in->lf);
@@ -104,8 +110,10 @@ int convert_next(struct convert_inputs *ins, const struct etl_event **ev, struct
 		*in = &ins->v[i];
 		if (st == ETL_OK)
 			return 1;
-		cli_error_at((*in)->name, etl_merge_erroff(ins->m), st == ETL_WARN ? "warning: " : "",
-		             etl_merge_errmsg(ins->m));
+		cli_progress_clear(&ins->pg);
+		if (!cli_open_note_repeats(&(*in)->notes, etl_merge_erroff(ins->m), etl_merge_errmsg(ins->m)))
+			cli_error_at((*in)->name, etl_merge_erroff(ins->m), st == ETL_WARN ? "warning: " : "",
+			             etl_merge_errmsg(ins->m));
 		if (st == ETL_FATAL) {
 			(*in)->rc = CLI_EXIT_IO;
 			return -1;
@@ -121,6 +129,18 @@ int convert_status(const struct convert_inputs *ins)
 	for (int i = 0; i < ins->n; i++)
 		rc = cli_worse(rc, ins->v[i].rc);
 	return rc;
+}
+
+int convert_nothing_read(const struct convert_inputs *ins, const char *output)
+{
+	const char *s = ins->n > 1 ? "s" : "";
+	if (ins->records)
+		return 0;
+	if (!output || strcmp(output, "-") == 0)
+		cli_message("nothing written to standard output: no event could be read from the input%s", s);
+	else
+		cli_message("%s: left as it was: no event could be read from the input%s", output, s);
+	return 1;
 }
 
 void convert_free_inputs(struct convert_inputs *ins)

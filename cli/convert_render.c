@@ -83,15 +83,21 @@ int convert_render(const struct convert_options *o, char **paths, int n)
 		rc = CLI_EXIT_IO;
 	} else {
 		int failed = render_events(&ins, dec, out) != 0;
+		int empty = 0;
 		if (failed && etl_outfile_errmsg(f)[0])
 			cli_error(name, etl_outfile_errmsg(f));
 		else if (failed && etl_output_errcode(out) != ETL_E_NONE)
 			cli_error(name, etl_output_errmsg(out));
-		if (!failed && etl_outfile_commit(f) != ETL_OK) {
+		/* Nothing read: an existing output stays as it was (freeing f
+		 * abandons the output). */
+		if (!failed && !(empty = convert_nothing_read(&ins, o->output)) &&
+		    etl_outfile_commit(f) != ETL_OK) {
 			cli_error(name, etl_outfile_errmsg(f));
 			failed = 1;
 		}
 		rc = failed ? CLI_EXIT_IO : convert_status(&ins);
+		if (empty)
+			rc = cli_worse(rc, CLI_EXIT_DAMAGE);
 	}
 	etl_output_free(out);
 	etl_outfile_free(f);

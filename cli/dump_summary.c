@@ -3,7 +3,11 @@
  * records read, the matching events counted by header type, extended item
  * type, provider and event, their first and last times, the loss flags of
  * the buffers, and the errors and warnings met (the first 10000 of each
- * kept with their offsets).
+ * kept with their offsets). The warnings also say what the logfile header
+ * tells against the file: fewer buffers in the file than it counts written
+ * (not circular: the file was cut short; the reader reports that as
+ * damage too), an EndTime before the last event, events or buffers the
+ * session lost.
  *
  * Providers and events are counted in open-addressing hash tables keyed by
  * a fixed-size, fully initialised struct (compared with memcmp), printed in
@@ -59,6 +63,8 @@ struct dump_summary {
 	struct stable prov, evs;
 	int have_time;
 	int64_t first, last;
+	int have_any;                  /* last_any: of every record read      */
+	int64_t last_any;
 	uint64_t flag_events_lost, flag_buffer_lost;
 	struct msglist errors, warnings;
 	int oom;
@@ -154,8 +160,11 @@ void dump_summary_free(struct dump_summary *s)
 void dump_summary_record(struct dump_summary *s, const struct etl_event *ev,
                          const struct etl_buffer_info *bi)
 {
-	(void)ev;
 	s->records++;
+	if ((ev->present & ETL_EVF_UTC) && (!s->have_any || ev->utc > s->last_any)) {
+		s->have_any = 1;
+		s->last_any = ev->utc;
+	}
 	if (bi && (bi->flags & ETL_BUF_FLAG_EVENTS_LOST))
 		s->flag_events_lost++;
 	if (bi && (bi->flags & ETL_BUF_FLAG_BUFFER_LOST))
@@ -284,6 +293,49 @@ static void entry_event(const struct sentry *e, char *buf, size_t len)
 	}
 }
 
+/* ---- what the logfile header tells against the file ------------------- */
+
+/* Offsets in the logfile-header record: its payload follows a 0x20-byte
+ * SYSTEM_TRACE_HEADER; EndTime is at 0x10 of TRACE_LOGFILE_HEADER
+ * (doc/format.md §2.2, §3.2). */
+#define LF_PAYLOAD 0x20u
+#define LF_END_TIME 0x10u
+
+/* The warnings of the file itself, kept in w (freed by the caller). */
+static void file_warnings(etl_reader *r, const struct dump_summary *s, struct msglist *w)
+{
+	const struct etl_logfile *lf = etl_reader_logfile(r);
+	struct etl_reader_stats st;
+	char msg[320], t1[ETL_TIME_STRLEN], t2[ETL_TIME_STRLEN];
+	memset(w, 0, sizeof *w);
+	if (!lf->present)
+		return;
+	etl_reader_stats(r, &st);
+	if (!(lf->log_file_mode & ETL_MODE_CIRCULAR) && lf->buffers_written > st.buffers) {
+		snprintf(msg, sizeof msg, "The file is shorter than its logfile header says: it holds %llu "
+		         "buffers, the header counts %u written; the rest of the trace is missing",
+		         (unsigned long long)st.buffers, lf->buffers_written);
+		msg_add(w, st.input_size, msg);
+	}
+	if (lf->end_time && s->have_any && s->last_any > lf->end_time) {
+		snprintf(msg, sizeof msg, "The logfile header's EndTime (%s) is earlier than the last event "
+		         "(%s): the header was written before the trace ended",
+		         etl_filetime_format(lf->end_time, t1, sizeof t1),
+		         etl_filetime_format(s->last_any, t2, sizeof t2));
+		msg_add(w, lf->file_offset + LF_PAYLOAD + LF_END_TIME, msg);
+	}
+	if (lf->events_lost) {
+		snprintf(msg, sizeof msg, "The session lost %u events (EventsLost in the logfile header): "
+		         "they are not in the file", lf->events_lost);
+		msg_add(w, lf->file_offset, msg);
+	}
+	if (lf->buffers_lost) {
+		snprintf(msg, sizeof msg, "The session lost %u buffers (BuffersLost in the logfile header): "
+		         "their events are not in the file", lf->buffers_lost);
+		msg_add(w, lf->file_offset, msg);
+	}
+}
+
 /* ---- output ------------------------------------------------------------- */
 
 void dump_summary_text(const char *name, etl_reader *r, const struct dump_summary *s,
@@ -356,14 +408,20 @@ void dump_summary_text(const char *name, etl_reader *r, const struct dump_summar
 	}
 	if (s->errors.total > s->errors.n)
 		printf("  (%llu more not shown)\n", (unsigned long long)(s->errors.total - s->errors.n));
-	if (s->warnings.total) {
-		printf("warnings          %llu\n", (unsigned long long)s->warnings.total);
-		for (size_t i = 0; i < s->warnings.n; i++) {
-			printf("  offset 0x%llx: ", (unsigned long long)s->warnings.v[i].off);
-			cli_text_safe(stdout, s->warnings.v[i].text);
-			printf("\n");
+	struct msglist fw;
+	file_warnings(r, s, &fw);
+	if (s->warnings.total + fw.total) {
+		printf("warnings          %llu\n", (unsigned long long)(s->warnings.total + fw.total));
+		for (int k = 0; k < 2; k++) {
+			const struct msglist *l = k ? &s->warnings : &fw;
+			for (size_t i = 0; i < l->n; i++) {
+				printf("  offset 0x%llx: ", (unsigned long long)l->v[i].off);
+				cli_text_safe(stdout, l->v[i].text);
+				printf("\n");
+			}
 		}
 	}
+	msg_free(&fw);
 }
 
 static void json_time(int have, int64_t ft)
@@ -375,16 +433,21 @@ static void json_time(int have, int64_t ft)
 		printf("null");
 }
 
-static void json_messages(const char *key, const struct msglist *l)
+/* "key": [...] with the messages of l, then those of more (may be NULL). */
+static void json_messages(const char *key, const struct msglist *l, const struct msglist *more)
 {
+	size_t k = 0;
 	printf("  \"%s\": [", key);
-	for (size_t i = 0; i < l->n; i++) {
-		printf("%s\n    {\"offset\": %llu, \"message\": ", i ? "," : "",
-		       (unsigned long long)l->v[i].off);
-		cli_json_string(stdout, l->v[i].text);
-		printf("}");
+	for (int pass = 0; pass < 2; pass++) {
+		const struct msglist *m = pass ? more : l;
+		for (size_t i = 0; m && i < m->n; i++, k++) {
+			printf("%s\n    {\"offset\": %llu, \"message\": ", k ? "," : "",
+			       (unsigned long long)m->v[i].off);
+			cli_json_string(stdout, m->v[i].text);
+			printf("}");
+		}
 	}
-	printf("%s]", l->n ? "\n  " : "");
+	printf("%s]", k ? "\n  " : "");
 }
 
 /* The start of entry i of the providers or event_types array: its
@@ -507,9 +570,13 @@ void dump_summary_json(const char *name, etl_reader *r, const struct dump_summar
 		cli_json_string(stdout, lf->time_zone.daylight_name);
 		printf(", \"daylight_bias\": %d}\n  },\n", lf->time_zone.daylight_bias);
 	}
-	json_messages("errors", &s->errors);
+	struct msglist fw;
+	file_warnings(r, s, &fw);
+	json_messages("errors", &s->errors, NULL);
 	printf(",\n  \"errors_total\": %llu,\n", (unsigned long long)s->errors.total);
-	json_messages("warnings", &s->warnings);
-	printf(",\n  \"warnings_total\": %llu\n}\n", (unsigned long long)s->warnings.total);
+	json_messages("warnings", &fw, &s->warnings);
+	printf(",\n  \"warnings_total\": %llu\n}\n",
+	       (unsigned long long)(s->warnings.total + fw.total));
+	msg_free(&fw);
 }
 

@@ -7,10 +7,17 @@
  * etl_output to standard output or to a file: convert_render.c. Both read
  * their inputs merged in time order through convert_input.c.
  *
+ * Before anything is read, an output that is one of the inputs (under any
+ * name) and an input named twice are refused (etl_check_paths()). An
+ * existing output is replaced only when at least one event (--raw: one
+ * buffer) was read; a device, FIFO or socket is written through, never
+ * replaced (etl_outfile, the writer).
+ *
  * Exit status: 0 clean; 1 usage error; 2 some input had damage or some
  * event could not be re-encoded (each is reported; the output holds the
- * rest); 3 an input could not be opened or read, or the output could not
- * be written (no output is left behind).
+ * rest), or no event could be read (the output is left as it was); 3 an
+ * input could not be opened or read, or the output could not be written
+ * (no output is left behind).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -30,6 +37,7 @@ enum {
 	OPT_SPLIT_TIME,
 	OPT_MANIFEST,
 	OPT_TMF,
+	OPT_ALLOW_SAME_INPUT,
 };
 
 /* ---- messages --------------------------------------------------------- */
@@ -60,7 +68,8 @@ static void usage(void)
 	       "      --split-size N[K|M|G]\n"
 	       "                        (-f etl) write numbered files of about N bytes each:\n"
 	       "                        OUT_000.etl, OUT_001.etl, ... (the number goes\n"
-	       "                        before the extension)\n"
+	       "                        before the extension); numbered files of OUT left\n"
+	       "                        by an earlier run beyond the new ones are removed\n"
 	       "      --split-time SECONDS\n"
 	       "                        (-f etl) start the next numbered file when an event\n"
 	       "                        is SECONDS or more after the current file's first one\n"
@@ -68,49 +77,34 @@ static void usage(void)
 	       "                        *.man/*.xml) for decoding; repeatable\n"
 	       "      --tmf PATH        WPP trace message format file (file, or directory\n"
 	       "                        of *.tmf) for decoding; repeatable\n"
-	       "  -q, --quiet           no progress display on stderr\n"
+	       "      --allow-same-input\n"
+	       "                        let a FILE be given more than once (its events are\n"
+	       "                        merged with themselves); refused otherwise\n"
+	       "  -q, --quiet           no progress display on stderr (shown for inputs over\n"
+	       "                        8 MiB when stderr is a terminal)\n"
 	       "  -h, --help            show this help and exit\n"
-	       "  -V, --version         show the version and exit\n"
-	       "\n");
+	       "  -V, --version         show the version and exit\n");
+	cli_spool_limit_usage(stdout);
+	printf("\n");
 	cli_filter_usage(stdout);
 	printf("\nWith -f etl, the logfile header and the header buffer's records are always\n"
 	       "kept. With the other formats the first input's logfile header is written\n"
 	       "first, as the tracerpt header event; events that cannot be decoded are\n"
 	       "written with their payload in hex and the reason. See etlconvert(1).\n"
 	       "\n"
+	       "Your data is safe: an output that is one of the inputs, or an input given\n"
+	       "twice, is refused before anything is read; an output is written to a\n"
+	       "temporary file and renamed over OUTPUT (or the file a link leads to) only\n"
+	       "when the run succeeds and read at least one event; a device or FIFO is\n"
+	       "written through.\n"
+	       "\n"
 	       "Exit status: 0 success, 1 usage error, 2 damaged input or events that could\n"
 	       "not be re-encoded (each is reported on stderr; the output holds the rest),\n"
-	       "3 input/output error (no output is left behind).\n");
+	       "or nothing could be read (the output is left as it was), 3 input/output\n"
+	       "error (no output is left behind).\n");
 }
 
 /* ---- option parsing --------------------------------------------------- */
-
-static int parse_size(const char *s, uint64_t *out)
-{
-	uint64_t v = 0, mul = 1;
-	const char *p = s;
-	int n = 0;
-	while (*p >= '0' && *p <= '9') {
-		if (v > UINT64_MAX / 10 - 9)
-			return -1;
-		v = v * 10 + (uint64_t)(*p - '0');
-		p++;
-		n++;
-	}
-	if (n == 0)
-		return -1;
-	switch (*p) {
-	case 0: break;
-	case 'k': case 'K': mul = 1024; p++; break;
-	case 'm': case 'M': mul = 1024 * 1024; p++; break;
-	case 'g': case 'G': mul = 1024 * 1024 * 1024; p++; break;
-	default: return -1;
-	}
-	if (*p || v == 0 || v > UINT64_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
 
 /* Seconds with up to 7 fractional digits, > 0, as 100 ns units. */
 static int parse_seconds(const char *s, int64_t *out)
@@ -187,8 +181,9 @@ static int option(void *ctx, int c)
 	case OPT_COMPRESS: o->compress = 1; return -1;
 	case OPT_NO_COMPRESS: o->compress = 0; return -1;
 	case OPT_RAW: o->raw = 1; return -1;
+	case OPT_ALLOW_SAME_INPUT: o->allow_twice = 1; return -1;
 	case OPT_SPLIT_SIZE:
-		if (parse_size(optarg, &o->split_size) == 0)
+		if (cli_parse_size(optarg, &o->split_size) == 0)
 			return -1;
 		cli_usage_error("invalid --split-size '%s': expected a positive number of bytes "
 		                "with an optional K, M or G suffix", optarg);
@@ -222,6 +217,7 @@ int main(int argc, char **argv)
 		{ "split-time", required_argument, NULL, OPT_SPLIT_TIME },
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ "tmf", required_argument, NULL, OPT_TMF },
+		{ "allow-same-input", no_argument, NULL, OPT_ALLOW_SAME_INPUT },
 		CLI_STANDARD_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -229,6 +225,7 @@ int main(int argc, char **argv)
 	int quiet = 0;
 
 	cli_set_program(PROG);
+	cli_set_limit_hint("; raise the limit with --spool-limit, or decompress the input first");
 	cli_filter_init(&o.filter);
 	int rc = cli_parse_options(argc, argv, ":f:o:qhV", long_opts, &o.filter, &quiet, usage,
 	                           option, &o);
@@ -240,6 +237,10 @@ int main(int argc, char **argv)
 		if (why) {
 			cli_usage_error(why, !is_etl ? o.format : o.output ? o.output : "");
 			rc = CLI_EXIT_USAGE;
+		} else if ((rc = cli_check_paths(o.output ? o.output : "-", argv + optind, nfiles,
+		                               o.allow_twice)) !=
+		           CLI_EXIT_CLEAN) {
+			;
 		} else if (!is_etl) {
 			rc = convert_render(&o, argv + optind, nfiles);
 		} else if (o.raw) {

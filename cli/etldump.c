@@ -8,9 +8,11 @@
  * with ETL_OUTPUT_TEXT_RECORD), the summary is dump_summary.c's, the
  * header, buffer and hex views are dump_header.c's.
  *
- * Exit status: 0 clean; 1 usage error; 2 some input had damage (each loss
- * is reported on stderr and the rest is still printed); 3 an input could
- * not be opened or read. With several inputs the highest status wins.
+ * Exit status: 0 clean; 1 usage error (an input named twice too); 2 some
+ * input had damage (each loss is reported on stderr and the rest is still
+ * printed; --summary lists it as well), or is not an ETL file; 3 an input
+ * could not be opened or read. With several inputs the highest status
+ * wins.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,8 +27,10 @@
 struct options {
 	int header, buffers, summary, json, hex, count, file_order;
 	int list_events;           /* print one line per matching event      */
-	int progress_ok;           /* stdout is a terminal and no -q          */
+	int progress_ok;           /* stderr is a terminal, the lines do not
+	                              go to it, and no -q                     */
 	struct cli_filter filter;
+	struct cli_open_notes notes; /* what opening the current input found */
 };
 
 /* ---- messages --------------------------------------------------------- */
@@ -48,20 +52,26 @@ static void usage(void)
 	       "  -j, --json            with --summary: print one JSON object per file\n"
 	       "  -x, --hex             hex dump each event's payload after its line\n"
 	       "  -c, --count           print only the number of matching events\n"
-	       "  -F, --file-order      events in file order (default: time order)\n"
-	       "  -q, --quiet           no progress display on stderr\n"
+	       "  -F, --file-order      events in file order (default: time order; a gzip,\n"
+	       "                        LZ4 or piped input is then copied to $TMPDIR first,\n"
+	       "                        while file order reads it as it comes)\n"
+	       "  -q, --quiet           no progress display on stderr (shown for inputs over\n"
+	       "                        8 MiB when stderr is a terminal and the event lines\n"
+	       "                        do not go to it)\n"
 	       "  -h, --help            show this help and exit\n"
-	       "  -V, --version         show the version and exit\n"
-	       "\n");
+	       "  -V, --version         show the version and exit\n");
+	cli_spool_limit_usage(stdout);
+	printf("\n");
 	cli_filter_usage(stdout);
 	printf("\n"
 	       "Exit status: 0 success, 1 usage error, 2 damaged input (each loss is\n"
-	       "reported on stderr), 3 input/output error.\n");
+	       "reported on stderr; a file shorter than its header says is damaged) or an\n"
+	       "input that is not an ETL file, 3 input/output error.\n");
 }
 
 /* ---- one input -------------------------------------------------------- */
 
-static int dump_buffers(const char *name, etl_reader *r)
+static int dump_buffers(const char *name, etl_reader *r, struct options *o)
 {
 	const struct etl_buffer_info *bi;
 	int rc = CLI_EXIT_CLEAN, st;
@@ -76,7 +86,8 @@ static int dump_buffers(const char *name, etl_reader *r)
 			printf("  damaged: offset 0x%llx: ", (unsigned long long)etl_reader_erroff(r));
 			cli_text_safe(stdout, etl_reader_errmsg(r));
 			printf("\n");
-			cli_reader_problem(name, "", r);
+			if (!cli_open_note_repeats(&o->notes, etl_reader_erroff(r), etl_reader_errmsg(r)))
+				cli_reader_problem(name, "", r);
 			rc = CLI_EXIT_DAMAGE;
 		}
 	}
@@ -115,8 +126,7 @@ static int dump_events(const char *name, etl_reader *r, struct options *o, struc
 	int rc = CLI_EXIT_CLEAN, st;
 	unsigned tick = 0;
 	etl_reader_stats(r, &rs);
-	cli_progress_init(&pg, o->progress_ok && (o->summary || o->count) &&
-	                       rs.input_size > CLI_PROGRESS_MIN_SIZE, name);
+	cli_progress_init(&pg, o->progress_ok && rs.input_size > CLI_PROGRESS_MIN_SIZE, name);
 	if (o->list_events && !(out = event_lines(name)))
 		return CLI_EXIT_IO;
 	cli_filter_begin_file(&o->filter, etl_reader_logfile(r));
@@ -125,7 +135,8 @@ static int dump_events(const char *name, etl_reader *r, struct options *o, struc
 			etl_reader_stats(r, &rs);
 			cli_progress_show(&pg, rs.bytes_in, rs.input_size);
 		}
-		if (st == ETL_FATAL || st == ETL_FAILED || st == ETL_WARN) {
+		if ((st == ETL_FATAL || st == ETL_FAILED || st == ETL_WARN) &&
+		    !cli_open_note_repeats(&o->notes, etl_reader_erroff(r), etl_reader_errmsg(r))) {
 			cli_progress_clear(&pg);
 			cli_reader_problem(name, st == ETL_WARN ? "warning: " : "", r);
 		}
@@ -169,9 +180,8 @@ static int process_file(const char *path, struct options *o, int nfiles, int ind
 	etl_reader *r = cli_open_reader(name, path, -1, o->file_order || (o->buffers && !o->list_events)
 	                                                ? ETL_ORDER_FILE : ETL_ORDER_TIME, &st);
 	if (!r)
-		return CLI_EXIT_IO;
-	if (st == ETL_WARN)
-		cli_reader_problem(name, "warning: ", r);
+		return st;
+	rc = cli_report_open(name, r, st, &o->notes);
 
 	if (nfiles > 1 && !o->json)
 		printf("%s==> %s <==\n", index ? "\n" : "", name);
@@ -186,9 +196,9 @@ static int process_file(const char *path, struct options *o, int nfiles, int ind
 		cli_error(name, "out of memory");
 		rc = CLI_EXIT_IO;
 	} else if (o->buffers) {
-		rc = dump_buffers(name, r);
+		rc = cli_worse(rc, dump_buffers(name, r, o));
 	} else if (o->summary || o->count || o->list_events) {
-		rc = dump_events(name, r, o, s);
+		rc = cli_worse(rc, dump_events(name, r, o, s));
 		if (o->count)
 			printf("%llu\n", (unsigned long long)dump_summary_matched(s));
 		else if (o->summary && o->json)
@@ -275,6 +285,8 @@ int main(int argc, char **argv)
 	int quiet = 0;
 
 	cli_set_program(PROG);
+	cli_set_limit_hint("; read it in file order (-F), which needs no copy, or raise the limit "
+	                   "with --spool-limit");
 	cli_filter_init(&o.filter);
 	int rc = cli_parse_options(argc, argv, ":HbsjxcFqhV", long_opts, &o.filter, &quiet, usage,
 	                           option, &o);
@@ -286,9 +298,14 @@ int main(int argc, char **argv)
 		cli_usage_error("%s", why);
 		rc = CLI_EXIT_USAGE;
 	}
+	if (rc < 0 && cli_check_paths(NULL, argv + optind, nfiles, 0) != CLI_EXIT_CLEAN)
+		rc = CLI_EXIT_USAGE;
 	if (rc < 0) {
 		o.list_events = o.hex || !(o.header || o.buffers || o.summary || o.count);
-		o.progress_ok = !quiet && isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+		/* The display shares the terminal with nothing: not with the
+		 * event lines (the summary and the count come at the end). */
+		o.progress_ok = !quiet && isatty(STDERR_FILENO) &&
+		                (!o.list_events || !isatty(STDOUT_FILENO));
 		rc = dump_files(&o, argv + optind, nfiles);
 	}
 	cli_filter_free(&o.filter);

@@ -1,6 +1,9 @@
 /*
- * etl_io.h - files in and out: an output file written safely (etl_outfile)
- * and a stream made readable at any offset (etl_spool_fd).
+ * etl_io.h - files in and out: an output file written safely (etl_outfile),
+ * a stream made readable at any offset (etl_spool_fd) within a bounded
+ * temporary space (etl_set_spool_limit), and the check every tool makes
+ * before it reads: no output that is an input, no input named twice
+ * (etl_check_paths).
  *
  * Basic outline, rendering to a file (etl_output.h):
  *
@@ -27,6 +30,7 @@
 #include "etl_export.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include "etl_errors.h"
 
 #ifdef __cplusplus
@@ -43,10 +47,15 @@ ETL_API etl_outfile *etl_outfile_new(void);
 
 /*! etl_outfile_open() : an output to the file path, written safely: the
  *  bytes go to a temporary file beside it ("<path>.tmp-XXXXXX", with the
- *  mode a new file gets), which etl_outfile_commit() renames over path
- *  (rename is atomic within a file system). Until then path is untouched;
- *  if the output is abandoned (or freed before commit) the temporary is
- *  removed and path stays as it was. A path ending in ".gz" is written
+ *  mode a new file gets, or the mode of the file it replaces), which
+ *  etl_outfile_commit() renames over path (rename is atomic within a file
+ *  system). Until then path is untouched; if the output is abandoned (or
+ *  freed before commit) the temporary is removed and path stays as it
+ *  was. A symbolic link (a chain of them, /proc/self/fd/N) is followed:
+ *  the file it leads to is replaced the same way, the link stays. A
+ *  device, FIFO or socket (/dev/null, /dev/stdout on a terminal or pipe)
+ *  is never replaced: it is opened for writing and the bytes go to it as
+ *  they come (so abandoning cannot take them back). A directory fails. A path ending in ".gz" is written
  *  as gzip (deflate level 6), one ending in ".lz4" as one LZ4 frame
  *  (default preferences), compressed as the bytes come (see
  *  etl_outfile_codec_suffix()). path is copied.
@@ -107,11 +116,48 @@ ETL_API size_t etl_outfile_codec_suffix(const char *path);
  *  else (a pipe, a terminal) is read to its end into an unlinked temporary
  *  file in $TMPDIR (default /tmp), whose fd is returned positioned at its
  *  start. The bytes are copied as they come (a gzip or LZ4 input stays
- *  compressed: the readers recognise it).
+ *  compressed: the readers recognise it). The copy takes at most the
+ *  spool limit (etl_spool_limit()) or the free space of $TMPDIR, whichever
+ *  is smaller.
  *  @return : fd itself, or a new fd for the caller to close; -1 with errno
  *  set when the temporary cannot be created or written, or fd cannot be
- *  read. */
+ *  read; EFBIG when the stream is larger than the room it may take. */
 ETL_API int etl_spool_fd(int fd);
+
+/* The spool limit unless etl_set_spool_limit() says otherwise: 4 GiB. */
+#define ETL_SPOOL_LIMIT_DEFAULT (UINT64_C(4) << 30)
+
+/*! etl_set_spool_limit() : the most bytes one temporary spool may take.
+ *  A stream that must be read at any offset - a gzip or LZ4 input, a pipe
+ *  or standard input read in time order (ETL_ORDER_TIME), or given to
+ *  etl_spool_fd() - is copied, decompressed, into an unlinked temporary
+ *  file in $TMPDIR. The copy takes at most this limit or the free space of
+ *  $TMPDIR, whichever is smaller; a stream that expands past it is refused
+ *  (the reader's open fails with ETL_E_LIMIT and says so) after that much
+ *  work, so a decompression bomb costs bounded time and disk. Reading in
+ *  file order (ETL_ORDER_FILE) streams such inputs and spools nothing.
+ *  bytes 0 restores ETL_SPOOL_LIMIT_DEFAULT. Process-wide: set it before
+ *  opening readers, not while other threads open them. */
+ETL_API void etl_set_spool_limit(uint64_t bytes);
+
+/*! etl_spool_limit() : @return : the spool limit in force (without the
+ *  free-space bound, which is measured when a spool begins). */
+ETL_API uint64_t etl_spool_limit(void);
+
+/*! etl_check_paths() : what a tool checks before it reads anything, so
+ *  that no input is lost or read twice: whether output (NULL: the tool
+ *  writes no file; "-": standard output) is one of the n inputs ("-":
+ *  standard input) - the same regular file under any name: the same path,
+ *  a hard or symbolic link, /proc/self/fd/N - and whether two inputs are
+ *  the same regular file. Paths that do not exist (yet) clash with
+ *  nothing; devices, FIFOs and sockets are not compared.
+ *  @return : ETL_OK; ETL_FAILED with a sentence in why (e.g. "the output
+ *  'a.etl' is the input 'a.etl': an input is never overwritten", "the
+ *  input 'a.etl' is given twice ('a.etl' and './a.etl'): its events would
+ *  be read twice") and in *bad the index of the input concerned (the
+ *  second of two). why may be NULL. */
+ETL_API int etl_check_paths(const char *output, const char *const *inputs, int n, char *why,
+                            size_t whylen, int *bad);
 
 #ifdef __cplusplus
 }

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "etl_io.h"
 #include "lib/io/files.h"
 
 #define SPOOL_CHUNK (256u * 1024u)
@@ -80,20 +82,65 @@ int etl__io_temp_beside(const char *path, char **tmp)
 	return fd;
 }
 
-int etl__io_spool(const char *prefix, etl_io_pull_fn pull, void *ctx, uint64_t *size, int *step)
+/* The directory temporaries go to: $TMPDIR, default /tmp. */
+static const char *temp_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+	return dir && *dir ? dir : "/tmp";
+}
+
+int etl__io_temp_unlinked(const char *prefix)
+{
 	char path[4096];
-	*step = 0;
-	if ((size_t)snprintf(path, sizeof path, "%s/%s-XXXXXX", dir && *dir ? dir : "/tmp", prefix) >=
-	    sizeof path) {
+	if ((size_t)snprintf(path, sizeof path, "%s/%s-XXXXXX", temp_dir(), prefix) >= sizeof path) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	int fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* ---- the spool limit ------------------------------------------------- */
+
+/* Set by etl_set_spool_limit(); 0: the default. Written before readers
+ * are opened (documented), read when a spool begins. */
+static uint64_t spool_limit_set;
+
+void etl_set_spool_limit(uint64_t bytes)
+{
+	spool_limit_set = bytes;
+}
+
+uint64_t etl_spool_limit(void)
+{
+	return spool_limit_set ? spool_limit_set : ETL_SPOOL_LIMIT_DEFAULT;
+}
+
+uint64_t etl__io_spool_room(int *by_space)
+{
+	uint64_t limit = etl_spool_limit();
+	struct statvfs vfs;
+	*by_space = 0;
+	if (statvfs(temp_dir(), &vfs) == 0) {
+		uint64_t room = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+		if (room < limit) {
+			*by_space = 1;
+			limit = room;
+		}
+	}
+	return limit;
+}
+
+int etl__io_spool(const char *prefix, etl_io_pull_fn pull, void *ctx, uint64_t *size, int *step)
+{
+	int by_space;
+	uint64_t limit = etl__io_spool_room(&by_space);
+	*step = 0;
+	int fd = etl__io_temp_unlinked(prefix);
 	if (fd < 0)
 		return -1;
-	unlink(path);
 	uint8_t *buf = malloc(SPOOL_CHUNK);
 	uint64_t total = 0;
 	if (!buf) {
@@ -106,6 +153,17 @@ int etl__io_spool(const char *prefix, etl_io_pull_fn pull, void *ctx, uint64_t *
 		long got = pull(ctx, buf, SPOOL_CHUNK);
 		if (got == 0)
 			break;
+		if (got > 0 && (uint64_t)got > limit - total) {
+			/* The stream is larger than the room it may take: stop
+			 * before the disk fills (a decompression bomb costs at most
+			 * the limit in time and space). */
+			free(buf);
+			close(fd);
+			*size = limit;
+			*step = by_space ? 5 : 4;
+			errno = EFBIG;
+			return -1;
+		}
 		if (got < 0 || etl__io_write_all(fd, buf, (size_t)got, -1) != 0) {
 			int e = errno;
 			*step = got < 0 ? 1 : 2;
@@ -119,4 +177,77 @@ int etl__io_spool(const char *prefix, etl_io_pull_fn pull, void *ctx, uint64_t *
 	free(buf);
 	*size = total;
 	return fd;
+}
+
+/* ---- where an output goes ------------------------------------------- */
+
+/* dir of path joined with rel (a symbolic link's relative target).
+ * Caller frees. */
+static char *join_beside(const char *path, const char *rel)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t n = dl + strlen(rel) + 1;
+	char *s = malloc(n);
+	if (s) {
+		memcpy(s, path, dl);
+		strcpy(s + dl, rel);
+	}
+	return s;
+}
+
+/* A symbolic link whose target does not exist yet: the path its chain
+ * ends at (the file to create). NULL with errno set. */
+static char *follow_dangling(const char *path)
+{
+	char *cur = strdup(path);
+	for (int hops = 0; cur && hops < 40; hops++) {
+		struct stat st;
+		char target[4096];
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		ssize_t n = readlink(cur, target, sizeof target - 1);
+		if (n < 0) {
+			free(cur);
+			return NULL;
+		}
+		target[n] = 0;
+		char *next = target[0] == '/' ? strdup(target) : join_beside(cur, target);
+		free(cur);
+		cur = next;
+	}
+	if (cur) {
+		free(cur);
+		errno = ELOOP;
+	} else {
+		errno = ENOMEM;
+	}
+	return NULL;
+}
+
+int etl__io_output_target(const char *path, char **target, struct stat *st)
+{
+	*target = NULL;
+	if (stat(path, st) == 0) {
+		if (S_ISDIR(st->st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		if (!S_ISREG(st->st_mode)) {
+			/* A device, a FIFO, a socket: written through its name. */
+			if (!(*target = strdup(path)))
+				errno = ENOMEM;
+			return *target ? ETL_TARGET_SPECIAL : -1;
+		}
+		/* A regular file, maybe through links (symbolic, or
+		 * /proc/self/fd/N): the file itself is replaced, the links
+		 * stay. */
+		if (!(*target = realpath(path, NULL)))
+			return -1;
+		return ETL_TARGET_EXISTING;
+	}
+	if (errno != ENOENT)
+		return -1;
+	*target = follow_dangling(path);
+	return *target ? ETL_TARGET_NEW : -1;
 }

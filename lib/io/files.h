@@ -30,13 +30,38 @@ int etl__io_write_all(int fd, const void *p, size_t n, int64_t off);
  * or -1 with errno set. */
 int etl__io_temp_beside(const char *path, char **tmp);
 
+/* A new temporary file in $TMPDIR (default /tmp) named after prefix,
+ * already unlinked. @return : its fd, or -1 with errno set. */
+int etl__io_temp_unlinked(const char *prefix);
+
+/* The most bytes a spool may take now: etl_spool_limit(), or the free
+ * space of $TMPDIR when that is smaller (*by_space then 1). */
+uint64_t etl__io_spool_room(int *by_space);
+
 /* Copies what pull() produces (until it returns 0) into a new unlinked
- * temporary file in $TMPDIR (default /tmp) named after prefix. pull
- * returns a byte count, 0 at the end, or -1 with errno set.
+ * temporary file in $TMPDIR (default /tmp) named after prefix, up to
+ * etl__io_spool_room(). pull returns a byte count, 0 at the end, or -1
+ * with errno set.
  * @return : the file's fd (its offset at the end) with its size in *size,
  * or -1 with errno set and *step telling what failed (0 creating the
- * file, 1 pull(), 2 writing, 3 memory). */
+ * file, 1 pull(), 2 writing, 3 memory, 4 the stream passes the spool
+ * limit, 5 it passes the free space of $TMPDIR; for 4 and 5 *size is
+ * that room). */
 typedef long (*etl_io_pull_fn)(void *ctx, uint8_t *buf, size_t n);
 int etl__io_spool(const char *prefix, etl_io_pull_fn pull, void *ctx, uint64_t *size, int *step);
+
+/* What an output path names (etl__io_output_target()). */
+enum { ETL_TARGET_NEW = 1, ETL_TARGET_EXISTING, ETL_TARGET_SPECIAL };
+
+struct stat;
+
+/* Where output to path must go: a regular file that exists (through any
+ * symbolic links: *target is the file itself, to be replaced by a
+ * temporary renamed over it), a new file (*target is where a dangling
+ * link chain ends, or path), or a device, FIFO or socket (*target is
+ * path, written through). *st is the target's when it exists.
+ * @return : ETL_TARGET_*, with *target malloc'd; -1 with errno set (EISDIR
+ * for a directory). */
+int etl__io_output_target(const char *path, char **target, struct stat *st);
 
 #endif /* ETL_IO_FILES_H */

@@ -4,7 +4,8 @@
  *
  * The file itself is lib/io/sink.c's struct etl_out, the one the .etl
  * writer uses: a temporary beside the target, renamed over it at commit,
- * removed on abandon. What this adds is what writing in order allows:
+ * removed on abandon; a device, FIFO or socket is written through as the
+ * bytes come, never replaced. What this adds is what writing in order allows:
  * plain bytes are collected into large blocks, and a .gz or .lz4 target
  * is compressed as the bytes come (etl__zout_*; the compressors collect
  * their input themselves), rather than from the finished temporary as the
@@ -76,10 +77,10 @@ int etl_outfile_open(etl_outfile *f, const char *path)
 {
 	if (f->state != OF_NEW)
 		return ETL_FAILED;               /* opened before: nothing changes */
-	if (etl__out_open_path(&f->out, path) != 0) {
+	if (etl__out_open_path_seq(&f->out, path) != 0) {
 		f->state = OF_DONE;
 		return errno == ENOMEM ? fail(f, "out of memory", -1)
-		                       : fail(f, "cannot create a temporary file beside it", errno);
+		                       : fail(f, f->out.why ? f->out.why : "cannot open it", errno);
 	}
 	if (start(f) != ETL_OK)
 		return ETL_FATAL;

@@ -51,24 +51,90 @@ int etl__codec_of_path(const char *path)
 	                                                                        : ETL_CODEC_NONE;
 }
 
-int etl__out_open_path(struct etl_out *o, const char *path)
+/* Opens the device, FIFO or socket target for writing. */
+static int open_special(struct etl_out *o, const char *target)
 {
+	int fd = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		o->why = "cannot open it for writing";
+	return fd;
+}
+
+static int open_target(struct etl_out *o, const char *path, int sequential)
+{
+	struct stat st;
+	char *target = NULL;
 	etl__out_release(o);
+	o->why = NULL;
 	o->path = strdup(path);
 	if (!o->path) {
 		errno = ENOMEM;
+		o->why = "out of memory";
 		return -1;
 	}
 	o->codec = etl__codec_of_path(path);
-	o->fd = etl__io_temp_beside(path, &o->tmp);
-	if (o->fd < 0) {
-		free(o->path);
-		o->path = NULL;
-		return -1;
+	int kind = etl__io_output_target(path, &target, &st);
+	if (kind < 0) {
+		o->why = errno == EISDIR ? "it is a directory" : "cannot find where it leads";
+		goto fail;
 	}
+	if (kind == ETL_TARGET_SPECIAL && sequential) {
+		o->fd = open_special(o, target);
+		if (o->fd < 0)
+			goto fail;
+		free(target);
+		o->kind = ETL_OUT_STREAM;
+		o->special = 1;
+		o->size = 0;
+		return 0;
+	}
+	if (kind == ETL_TARGET_SPECIAL) {
+		o->dev_fd = open_special(o, target);
+		if (o->dev_fd < 0)
+			goto fail;
+		o->fd = etl__io_temp_unlinked("libetl-out");
+		if (o->fd < 0) {
+			close(o->dev_fd);
+			o->why = "cannot create a temporary file in $TMPDIR";
+			goto fail;
+		}
+		o->special = 1;
+	} else {
+		/* The temporary beside the file the name leads to, so that
+		 * the rename replaces that file and keeps any link to it. */
+		o->fd = etl__io_temp_beside(target, &o->tmp);
+		if (o->fd < 0) {
+			o->why = "cannot create a temporary file beside it";
+			goto fail;
+		}
+		if (kind == ETL_TARGET_EXISTING)
+			fchmod(o->fd, st.st_mode & 07777);   /* the file keeps its mode */
+		free(o->path);
+		o->path = target;                        /* renamed over at commit  */
+		target = NULL;
+	}
+	free(target);
 	o->kind = ETL_OUT_PATH;
 	o->size = 0;
 	return 0;
+fail:;
+	int e = errno;
+	free(target);
+	free(o->path);
+	o->path = NULL;
+	o->fd = -1;
+	errno = e;
+	return -1;
+}
+
+int etl__out_open_path(struct etl_out *o, const char *path)
+{
+	return open_target(o, path, 0);
+}
+
+int etl__out_open_path_seq(struct etl_out *o, const char *path)
+{
+	return open_target(o, path, 1);
 }
 
 int etl__out_open_path_inplace(struct etl_out *o, const char *path)
@@ -327,8 +393,60 @@ end:
 	return rc;
 }
 
+/* Copies the finished temporary to the device, FIFO or socket (in order,
+ * compressed if the name asks), then closes both. */
+static int commit_special(struct etl_out *o)
+{
+	struct etl_out to;
+	int rc = 0;
+	etl__out_open_stream(&to, o->dev_fd);
+	if (o->codec != ETL_CODEC_NONE) {
+		rc = compress_to(o, o->fd, &to) == 0 ? 0 : ETL_OUT_ECOMPRESS;
+	} else {
+		uint8_t *buf = malloc(COMMIT_PIECE);
+		uint64_t pos = 0;
+		if (!buf) {
+			errno = ENOMEM;
+			rc = ETL_OUT_EWRITE;
+		}
+		while (rc == 0 && pos < o->size) {
+			ssize_t k = pread(o->fd, buf, COMMIT_PIECE, (off_t)pos);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0 || etl__out_write(&to, pos, buf, (size_t)k) != 0) {
+				if (k == 0)
+					errno = EIO;
+				rc = ETL_OUT_EWRITE;
+				break;
+			}
+			pos += (uint64_t)k;
+		}
+		free(buf);
+	}
+	int e = errno;
+	close(o->fd);
+	o->fd = -1;
+	if (close(o->dev_fd) != 0 && rc == 0) {
+		e = errno;
+		rc = ETL_OUT_EWRITE;
+	}
+	o->dev_fd = -1;
+	o->special = 0;
+	o->kind = ETL_OUT_NONE;
+	errno = e;
+	return rc;
+}
+
 int etl__out_commit(struct etl_out *o)
 {
+	if (o->kind == ETL_OUT_STREAM && o->special) {
+		/* The device, FIFO or socket this output opened. */
+		int rc = close(o->fd) == 0 ? 0 : ETL_OUT_EWRITE;
+		o->fd = -1;
+		o->special = 0;
+		o->kind = ETL_OUT_NONE;
+		return rc;
+	}
 	if (o->kind == ETL_OUT_FD) {
 		struct stat st;
 		/* Shorten a reused file to what this one wrote. */
@@ -354,6 +472,8 @@ int etl__out_commit(struct etl_out *o)
 	 * when a raw copy replaced a longer header buffer. */
 	if (ftruncate(o->fd, (off_t)o->size) != 0)
 		return ETL_OUT_EWRITE;
+	if (o->special)
+		return commit_special(o);
 	if (o->codec != ETL_CODEC_NONE) {
 		char *tmp2 = NULL;
 		struct etl_out to;
@@ -388,6 +508,18 @@ int etl__out_commit(struct etl_out *o)
 
 void etl__out_abandon(struct etl_out *o)
 {
+	if (o->special) {
+		/* Nothing more goes to the device (PATH: nothing went yet). */
+		if (o->kind == ETL_OUT_PATH)
+			close(o->dev_fd);
+		if (o->fd >= 0)
+			close(o->fd);
+		o->fd = -1;
+		o->dev_fd = -1;
+		o->special = 0;
+		o->kind = ETL_OUT_NONE;
+		return;
+	}
 	if (o->kind == ETL_OUT_PATH) {
 		if (o->fd >= 0)
 			close(o->fd);

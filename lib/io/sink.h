@@ -77,10 +77,27 @@ struct etl_out {
 	int prealloc_off;          /* the file system cannot preallocate      */
 	uint64_t prealloc_cap;     /* never beyond (the file's size limit),
 	                              0: no limit                             */
+	int special;               /* PATH or STREAM to a device, FIFO or
+	                              socket named by path (never replaced):
+	                              PATH keeps it open in dev_fd and copies
+	                              the temporary to it at commit; STREAM
+	                              writes it as bytes come and owns fd     */
+	int dev_fd;                /* PATH, special: the target, opened       */
+	const char *why;           /* after a failed open: what failed, as a
+	                              phrase ("cannot create a temporary file
+	                              beside it")                             */
 };
 
-/* 0 on success, -1 with errno set. */
+/* An output to path, safely (see lib/io/sink.c): a regular or new file
+ * through a temporary renamed over it at commit (through symbolic links:
+ * the file they end at is replaced, the links stay); a device, FIFO or
+ * socket written through, never replaced, from a temporary in $TMPDIR at
+ * commit (the writer needs to go back in its bytes).
+ * 0 on success, -1 with errno set and o->why. */
 int etl__out_open_path(struct etl_out *o, const char *path);
+/* The same for bytes written in order only (etl_outfile): a device, FIFO
+ * or socket is written as the bytes come (o->kind ETL_OUT_STREAM). */
+int etl__out_open_path_seq(struct etl_out *o, const char *path);
 /* The same, writing path itself (created or truncated) in place. */
 int etl__out_open_path_inplace(struct etl_out *o, const char *path);
 /* The caller's fd, written at the offsets given (pwrite). */

@@ -29,6 +29,7 @@
 #include <zlib.h>
 #include "etl_errors.h"
 #include "etl_io.h"
+#include "etl_reader.h"
 #include "lib/io/files.h"
 #include "lib/io/source.h"
 
@@ -47,7 +48,50 @@ static int detect_codec(const uint8_t *p, size_t n)
 static int fail(struct etl_src *src, const char *what)
 {
 	snprintf(src->errmsg, sizeof src->errmsg, "%s: %s", what, strerror(errno));
+	src->errcode = ETL_E_IO;
 	return ETL_FATAL;
+}
+
+/* ---- damage to a gzip / LZ4 wrapper ------------------------------------ */
+
+/* Compressed bytes the decoder has taken so far. */
+static uint64_t compressed_offset(const struct etl_src *src)
+{
+	if (src->mem_in)
+		return src->mem_in_pos;
+	return src->in_total - (src->in_len - src->in_pos);
+}
+
+/* The kinds of damage a wrapper can have; each has one sentence, the
+ * same whatever the reading order or the input's shape (file, memory,
+ * pipe), and the reader reports each as ETL_E_DECOMPRESS. */
+enum wrap_damage { WRAP_TRUNCATED, WRAP_BAD_HEADER, WRAP_CORRUPT };
+
+static void wrapper_damage(struct etl_src *src, int kind, const char *detail)
+{
+	static const char *const what[] = { "truncated", "bad", "corrupt" };
+	const char *codec = src->codec == ETL_CODEC_GZIP ? "gzip" : "LZ4";
+	const char *part = kind == WRAP_BAD_HEADER ? " header" : " stream";
+	snprintf(src->errmsg, sizeof src->errmsg, "%s %s%s at compressed offset %llu (%s)",
+	         what[kind], codec, part, (unsigned long long)compressed_offset(src), detail);
+	src->errcode = ETL_E_DECOMPRESS;
+	src->eof = 1;
+}
+
+/* zlib's complaints about a member's header (inflate.c). */
+static int gzip_header_error(const char *msg)
+{
+	return msg && (strstr(msg, "header") || strstr(msg, "compression method") ||
+	               strstr(msg, "window size"));
+}
+
+/* LZ4F errors about the frame header (lz4frame.h's error names). */
+static int lz4_header_error(const char *name)
+{
+	return strstr(name, "frameType") || strstr(name, "headerVersion") ||
+	       strstr(name, "frameHeader") || strstr(name, "headerChecksum") ||
+	       strstr(name, "maxBlockSize") || strstr(name, "reservedFlag") ||
+	       strstr(name, "frameSize");
 }
 
 /* Refills the compressed-input staging area. 1 if bytes are available,
@@ -80,6 +124,7 @@ static int refill_input(struct etl_src *src, const uint8_t **p, size_t *n)
 		src->in_eof = 1;
 		return 0;
 	}
+	src->in_total += (uint64_t)got;
 	src->in_len = (size_t)got;
 	src->in_pos = src->in_len;
 	*p = src->in_buf;
@@ -115,6 +160,7 @@ static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 		size_t take = in_n < n ? in_n : n;
 		memcpy(buf, in, take);
 		unread_input(src, in_n - take);
+		src->decoded += take;
 		return (long)take;
 	}
 	if (src->codec == ETL_CODEC_GZIP) {
@@ -127,8 +173,7 @@ static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 			if (rc == 0) {
 				/* Input ended inside a member: report, keep what we have. */
 				if (zs->total_in != 0)
-					snprintf(src->errmsg, sizeof src->errmsg,
-					         "gzip input ends before its member does");
+					wrapper_damage(src, WRAP_TRUNCATED, "the input ends inside a gzip member");
 				src->eof = 1;
 				return 0;
 			}
@@ -145,12 +190,15 @@ static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 				inflateReset(zs);
 				zs->total_in = 0;
 			} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-				snprintf(src->errmsg, sizeof src->errmsg, "gzip data is corrupt: %s",
-				         zs->msg ? zs->msg : "inflate failed");
-				src->eof = 1;
-				return (long)out;
+				const char *why = zs->msg ? zs->msg : "inflate failed";
+				char detail[96];
+				snprintf(detail, sizeof detail, "zlib: %s", why);
+				wrapper_damage(src, gzip_header_error(zs->msg) ? WRAP_BAD_HEADER : WRAP_CORRUPT,
+				               detail);
+				break;
 			}
 		}
+		src->decoded += out;
 		return (long)out;
 	}
 	/* LZ4 frame */
@@ -162,23 +210,24 @@ static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 		if (rc == 0) {
 			/* Input ended inside a frame: report, keep what we have. */
 			if (src->lz4_in_frame)
-				snprintf(src->errmsg, sizeof src->errmsg,
-				         "LZ4 input ends before its frame does");
+				wrapper_damage(src, WRAP_TRUNCATED, "the input ends inside an LZ4 frame");
 			src->eof = 1;
-			return 0;
+			break;
 		}
 		size_t dst_n = n, src_n = in_n;
 		size_t hint = LZ4F_decompress(src->lz4, buf, &dst_n, in, &src_n, NULL);
 		unread_input(src, in_n - src_n);
 		out = dst_n;
 		if (LZ4F_isError(hint)) {
-			snprintf(src->errmsg, sizeof src->errmsg, "LZ4 frame is corrupt: %s",
-			         LZ4F_getErrorName(hint));
-			src->eof = 1;
-			return (long)out;
+			const char *name = LZ4F_getErrorName(hint);
+			char detail[96];
+			snprintf(detail, sizeof detail, "LZ4: %s", name);
+			wrapper_damage(src, lz4_header_error(name) ? WRAP_BAD_HEADER : WRAP_CORRUPT, detail);
+			break;
 		}
 		src->lz4_in_frame = hint != 0;   /* 0: a frame just ended */
 	}
+	src->decoded += out;
 	return (long)out;
 }
 
@@ -203,6 +252,23 @@ static int setup_codec(struct etl_src *src)
 	return ETL_OK;
 }
 
+/* A compressed input that gave less than one buffer header because its
+ * wrapper is damaged, or nothing at all: said so (ETL_FATAL), rather than
+ * left for the reader to call an empty or foreign input. 1 if so. */
+static int nothing_usable(struct etl_src *src, uint64_t decoded)
+{
+	if (src->codec == ETL_CODEC_NONE || decoded >= ETL_BUFFER_HEADER_SIZE)
+		return 0;
+	if (src->errmsg[0])
+		return 1;                 /* the wrapper's own message */
+	if (decoded > 0)
+		return 0;
+	snprintf(src->errmsg, sizeof src->errmsg, "The %s stream holds no data: it decompresses to 0 bytes",
+	         src->codec == ETL_CODEC_GZIP ? "gzip" : "LZ4");
+	src->errcode = ETL_E_TRUNCATED;
+	return 1;
+}
+
 static long pull_decoded(void *ctx, uint8_t *buf, size_t n)
 {
 	return stream_read(ctx, buf, n);
@@ -222,9 +288,24 @@ static int spool(struct etl_src *src)
 	if (tfd < 0) {
 		if (step == 3) {
 			snprintf(src->errmsg, sizeof src->errmsg, "Out of memory");
+			src->errcode = ETL_E_NOMEM;
+			return ETL_FATAL;
+		}
+		if (step >= 4) {
+			snprintf(src->errmsg, sizeof src->errmsg,
+			         "The input expands past the room for its temporary copy (time order "
+			         "copies a compressed or streamed input into $TMPDIR): it is larger than "
+			         "%llu bytes, %s",
+			         (unsigned long long)total,
+			         step == 4 ? "the spool limit" : "the free space of $TMPDIR");
+			src->errcode = ETL_E_LIMIT;
 			return ETL_FATAL;
 		}
 		return fail(src, failed[step]);
+	}
+	if (nothing_usable(src, total)) {
+		close(tfd);
+		return ETL_FATAL;
 	}
 	if (src->map) {            /* the compressed input is no longer needed */
 		munmap(src->map, src->map_len);
@@ -323,6 +404,7 @@ int etl__src_open_fd(struct etl_src *src, int fd, int need_random)
 		if (got == 0)
 			src->in_eof = 1;
 		src->in_len += (size_t)got;
+		src->in_total += (uint64_t)got;
 	}
 	src->codec = detect_codec(src->in_buf, src->in_len);
 	return finish_open(src, need_random);
@@ -384,9 +466,22 @@ int etl__src_get(struct etl_src *src, uint64_t off, size_t n, const uint8_t **p,
 			break;
 		src->win_len += (size_t)got;
 	}
+	if (off == 0 && src->win_len < n && nothing_usable(src, src->win_len))
+		return ETL_FATAL;
 	*p = src->win;
 	*avail = src->win_len < n ? src->win_len : n;
 	return ETL_OK;
+}
+
+void etl__src_drain(struct etl_src *src)
+{
+	uint8_t tmp[16384];
+	uint64_t limit = etl_spool_limit();
+	if (src->kind != ETL_SRC_STREAM || src->codec == ETL_CODEC_NONE)
+		return;
+	while (!src->eof && src->decoded < limit)
+		if (stream_read(src, tmp, sizeof tmp) <= 0)
+			break;
 }
 
 void etl__src_close(struct etl_src *src)

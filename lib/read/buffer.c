@@ -83,7 +83,7 @@ int etl__buffer_header(struct etl_walk *w, uint64_t off, struct etl_buffer_info 
 	size_t avail;
 	*next = UINT64_MAX;
 	if (etl__src_get(&w->src, off, HDR, &p, &avail) != ETL_OK) {
-		etl__walk_fatal(w, ETL_E_IO, off, "%s", w->src.errmsg);
+		etl__walk_fatal(w, w->src.errcode ? w->src.errcode : ETL_E_IO, off, "%s", w->src.errmsg);
 		return ETL_FATAL;
 	}
 	if (avail == 0) {
@@ -200,7 +200,7 @@ int etl__buffer_load(struct etl_walk *w, const struct etl_buffer_info *info,
 	size_t avail;
 	uint64_t off = info->file_offset;
 	if (etl__src_get(&w->src, off, info->buffer_size, &p, &avail) != ETL_OK) {
-		etl__walk_fatal(w, ETL_E_IO, off, "%s", w->src.errmsg);
+		etl__walk_fatal(w, w->src.errcode ? w->src.errcode : ETL_E_IO, off, "%s", w->src.errmsg);
 		return ETL_FATAL;
 	}
 	bv->info = *info;

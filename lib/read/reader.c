@@ -160,7 +160,7 @@ static int read_logfile(struct etl_reader *r)
 static int finish_open(struct etl_reader *r, int rc)
 {
 	if (rc != ETL_OK) {
-		seterr(r, ETL_E_IO, 0, "%s", r->walk.src.errmsg);
+		seterr(r, r->walk.src.errcode ? r->walk.src.errcode : ETL_E_IO, 0, "%s", r->walk.src.errmsg);
 		r->fatal = 1;
 		return ETL_FATAL;
 	}
@@ -240,8 +240,10 @@ static void check_buffer_count(struct etl_reader *r)
 /* Reports a damaged compressed wrapper (gzip / LZ4) once, at its end. */
 static void check_src_damage(struct etl_reader *r, uint64_t off)
 {
-	if (r->walk.src.kind == ETL_SRC_STREAM)
+	if (r->walk.src.kind == ETL_SRC_STREAM) {
+		etl__src_drain(&r->walk.src);    /* the wrapper's end, as time order sees it */
 		etl__walk_source_damage(&r->walk, off);
+	}
 }
 
 /* Moves the file-order walk to the next loadable buffer. ETL_OK with
