@@ -142,6 +142,22 @@ static void unread_input(struct etl_src *src, size_t left)
 }
 
 /* Produces up to n decoded bytes. Returns the count (0 at end), or -1. */
+/* More compressed input: 1 with *in and *in_n set, -1 on a read error, 0 at
+ * its end - then src is at EOF, and when the end came inside a member or
+ * frame (inside set) the stream is reported as truncated with why. */
+static int refill_or_end(struct etl_src *src, const uint8_t **in, size_t *in_n, int inside,
+                         const char *why)
+{
+	int rc = refill_input(src, in, in_n);
+	if (rc == 0) {
+		/* Input ended: report a cut member or frame, keep what we have. */
+		if (inside)
+			wrapper_damage(src, WRAP_TRUNCATED, why);
+		src->eof = 1;
+	}
+	return rc < 0 ? -1 : rc;
+}
+
 static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 {
 	const uint8_t *in;
@@ -167,16 +183,10 @@ static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 		z_stream *zs = src->zs;
 		size_t out = 0;
 		while (out == 0) {
-			rc = refill_input(src, &in, &in_n);
-			if (rc < 0)
-				return -1;
-			if (rc == 0) {
-				/* Input ended inside a member: report, keep what we have. */
-				if (zs->total_in != 0)
-					wrapper_damage(src, WRAP_TRUNCATED, "the input ends inside a gzip member");
-				src->eof = 1;
-				return 0;
-			}
+			rc = refill_or_end(src, &in, &in_n, zs->total_in != 0,
+			                   "the input ends inside a gzip member");
+			if (rc <= 0)
+				return rc;
 			zs->next_in = (Bytef *)(uintptr_t)in;
 			zs->avail_in = (uInt)(in_n > UINT32_MAX ? UINT32_MAX : in_n);
 			size_t given = zs->avail_in;
@@ -204,14 +214,11 @@ static long stream_read(struct etl_src *src, uint8_t *buf, size_t n)
 	/* LZ4 frame */
 	size_t out = 0;
 	while (out == 0) {
-		rc = refill_input(src, &in, &in_n);
+		rc = refill_or_end(src, &in, &in_n, src->lz4_in_frame,
+		                   "the input ends inside an LZ4 frame");
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {
-			/* Input ended inside a frame: report, keep what we have. */
-			if (src->lz4_in_frame)
-				wrapper_damage(src, WRAP_TRUNCATED, "the input ends inside an LZ4 frame");
-			src->eof = 1;
 			break;
 		}
 		size_t dst_n = n, src_n = in_n;
