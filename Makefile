@@ -33,7 +33,7 @@ SUBMAKE := $(MAKE) --no-print-directory $(if $(Q),-s)
 VERSION := 0.1.0
 SOVERSION := 0
 
-DEPS_PKGS := zlib liblz4 libxml-2.0
+DEPS_PKGS := zlib liblz4 libxml-2.0 hivex
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
