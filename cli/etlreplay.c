@@ -6,7 +6,7 @@
  * scenarios, end events and context providers with the aggregated
  * parameters, the DiagLog providers, disabled scenarios - and every
  * diagnostic with its key path; --json prints it as one JSON object
- * (doc/sem.md "JSON"). Replaying a trace through the SEM comes later.
+ * (doc/sem.md §6). Replaying a trace through the SEM comes later.
  *
  * Exit status: 0 a clean configuration; 1 usage error, or a configuration
  * that cannot be used at all (not a .reg file or a hive, bad encoding, a

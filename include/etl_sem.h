@@ -1,7 +1,7 @@
 /*
  * etl_sem.h - the Scenario Event Mapper's configuration: load the WDI
  * registry configuration from a `reg export` file or from offline hives,
- * apply the SEM's rules (doc/sem.md) and read the effective configuration
+ * apply the SEM's rules (doc/sem.md §3) and read the effective configuration
  * the SEM engine runs.
  *
  * Basic outline:
@@ -35,7 +35,7 @@
  * accessor returns (arrays, strings) is owned by the object and valid until
  * etl_sem_config_free().
  *
- * Lists come in a fixed order (doc/sem.md "Order"): start events by
+ * Lists come in a fixed order (doc/sem.md §5): start events by
  * provider GUID then event id; end events by provider then id; context
  * providers, DiagLog providers and disabled scenarios by GUID (GUIDs order
  * as their upper-case text); diagnostics and dropped items in the order the
@@ -58,7 +58,7 @@ extern "C" {
 
 typedef struct etl_sem_config etl_sem_config;
 
-/* The SEM's fixed limits (doc/sem.md "Limits"). */
+/* The SEM's fixed limits (doc/sem.md §3.8). */
 #define ETL_SEM_MAX_START_EVENTS       64    /* distinct start events        */
 #define ETL_SEM_MAX_END_EVENTS         16    /* per start event              */
 #define ETL_SEM_MAX_CONTEXT_PROVIDERS  124   /* per start event              */
@@ -118,7 +118,7 @@ struct etl_sem_context_provider {
  * events and context providers are united and the parameters of a
  * provider named more than once combined (etl_sem_params_combine()).
  * timeout_enabled is 0 when one of the merged scenarios must never time
- * out (a choice, doc/sem.md). Never empty: a start event without end
+ * out (a choice, doc/sem.md §3.7). Never empty: a start event without end
  * events is rejected. */
 struct etl_sem_start_event {
 	struct etl_guid provider;
@@ -164,7 +164,7 @@ enum etl_sem_off_reason {
 };
 
 /* What a limit dropped. The numbers are the ids of the Kernel-WDI status
- * events the engine writes for them (doc/sem.md "Status events"). */
+ * events the engine writes for them (doc/sem.md §3.8). */
 enum etl_sem_drop_kind {
 	ETL_SEM_DROP_START_EVENT = 38,      /* 65th distinct start event        */
 	ETL_SEM_DROP_CONTEXT_PROVIDER = 39, /* 125th context provider of one    */
@@ -185,7 +185,7 @@ struct etl_sem_dropped {
 
 /* One diagnostic: the full key path as given in the input ("" when the
  * trouble is not in a key, such as a .reg line before the first key), a
- * short stable rule name (doc/sem.md lists them) and an English sentence
+ * short stable rule name (doc/sem.md §4 lists them) and an English sentence
  * (for .reg syntax: "line L, column C: ..."). */
 struct etl_sem_diag {
 	const char *key;
@@ -304,7 +304,7 @@ ETL_API void etl_sem_params_combine(struct etl_sem_params *acc, const struct etl
 typedef int (*etl_sem_write_fn)(void *ctx, const void *data, size_t n);
 
 /*! etl_sem_config_write_json() : writes cfg as one JSON object (the
- *  contract in doc/sem.md "JSON"), ending with a newline, through
+ *  contract in doc/sem.md §6), ending with a newline, through
  *  write(ctx, ...). @return : 0, or -1 as soon as write() fails (or cfg or
  *  write is NULL). */
 ETL_API int etl_sem_config_write_json(const etl_sem_config *cfg, etl_sem_write_fn write, void *ctx);

@@ -1,6 +1,6 @@
 /*
  * check_sem_config.c - the SEM's configuration rules (doc/sem.md
- * "Rules"), one test per rule: a fixture of testdata/wdi/ (or, for the
+ * §3), one test per rule: a fixture of testdata/wdi/ (or, for the
  * limits, a configuration generated here) and the effective configuration
  * or the exact diagnostics (rule and key path) it must give. The Windows
  * default configuration (testdata/wdi/windows-default.reg) is asserted

@@ -1,6 +1,6 @@
 /*
  * check_sem_json.c - the JSON contract of the effective SEM configuration
- * (doc/sem.md "JSON"; etlreplay --check-config --json prints it) read back
+ * (doc/sem.md §6; etlreplay --check-config --json prints it) read back
  * with tests/json_mini.c: member names, order and types, every value
  * against the accessors for every fixture, escaping, write failures; and
  * etl_sem_config_equal().

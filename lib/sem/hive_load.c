@@ -1,7 +1,7 @@
 /*
  * lib/sem/hive_load.c - the SEM's keys from offline registry hives (the
  * SYSTEM and SOFTWARE files of Windows\System32\config) into the registry
- * tree, through hivex (doc/sem.md "Hives").
+ * tree, through hivex (doc/sem.md §2.3).
  *
  * A hive file has no CurrentControlSet: SYSTEM\Select\Current names the
  * ControlSet00N that is current, and only that set's Control\WDI subtree

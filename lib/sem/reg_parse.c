@@ -1,6 +1,6 @@
 /*
  * lib/sem/reg_parse.c - .reg text (`reg export`, regedit) to the registry
- * tree (doc/sem.md ".reg files").
+ * tree (doc/sem.md §2.2).
  *
  * Lines after the header: "[KEY]" opens a key, "[-KEY]" deletes one with
  * its subtree, "\"Name\"=DATA" or "@=DATA" sets a value ("=-" deletes it),
@@ -155,7 +155,7 @@ static int comp_is(const struct comp *c, const char *name)
 	return etl__reg_name_eq(c->s, c->n, name);
 }
 
-/* Which keys the SEM reads (doc/sem.md "Keys"). Ancestors of those keys,
+/* Which keys the SEM reads (doc/sem.md §2.1). Ancestors of those keys,
  * and the rest of a control set, are skipped quietly. */
 static enum key_class classify(const struct comp *c, size_t n)
 {

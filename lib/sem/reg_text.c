@@ -1,6 +1,6 @@
 /*
  * lib/sem/reg_text.c - the bytes of a .reg file to UTF-8 text, and the
- * header line (doc/sem.md ".reg files").
+ * header line (doc/sem.md §2.2).
  *
  * `reg export` and regedit write "Windows Registry Editor Version 5.00"
  * files in UTF-16LE with a byte-order mark; "REGEDIT4" files, and 5.00

@@ -1,6 +1,6 @@
 /*
  * lib/sem/sem_config.c - the SEM's configuration rules (doc/sem.md
- * "Rules"): from the registry tree to checked start-event definitions,
+ * §3): from the registry tree to checked start-event definitions,
  * which lib/sem/sem_merge.c merges into the effective configuration.
  *
  * The order is the SEM's: SEMEnabled first (0: nothing else is read),

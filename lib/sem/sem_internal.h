@@ -8,7 +8,7 @@
  *   reg_text.c   .reg bytes -> UTF-8 text (encodings, BOM, header line)
  *   reg_parse.c  .reg text -> registry tree (lib/sem/regtree.c)
  *   hive_load.c  offline hives -> registry tree (through hivex)
- *   sem_config.c registry tree -> definitions (the rules of doc/sem.md)
+ *   sem_config.c registry tree -> definitions (the rules of doc/sem.md §3)
  *   sem_merge.c  definitions -> the effective configuration (merging,
  *                limits, ordering, the DiagLog aggregate)
  *   sem_api.c    the public loaders, accessors, equality
@@ -96,7 +96,7 @@ int etl__reg_text(const uint8_t *data, size_t size, const char *name, char **tex
 /* ---- reg_parse.c ----------------------------------------------------------- */
 
 /*! etl__reg_parse() : reads a .reg file into t, keeping only the keys the
- *  SEM reads (doc/sem.md "Keys"); line-level trouble becomes diagnostics.
+ *  SEM reads (doc/sem.md §2.1); line-level trouble becomes diagnostics.
  *  @return : 0, or -1 with err filled (fatal: encoding, header, caps). */
 int etl__reg_parse(const uint8_t *data, size_t size, const char *name, struct etl__regtree *t,
                    struct etl__sem_diags *d, struct etl_sem_error *err);

@@ -1,6 +1,6 @@
 /*
  * lib/sem/sem_json.c - the effective SEM configuration as one JSON object,
- * the contract of doc/sem.md "JSON" (etlreplay --check-config --json
+ * the contract of doc/sem.md §6 (etlreplay --check-config --json
  * prints it; tests read it back).
  *
  * The layout is fixed so that line-oriented tools can rely on it too:

@@ -1,6 +1,6 @@
 /*
  * lib/sem/sem_merge.c - checked start-event definitions into the
- * effective configuration (doc/sem.md "Merging" and "Limits").
+ * effective configuration (doc/sem.md §3.7 and §3.8).
  *
  * Scenarios that share a start event become one start event: its
  * scenarios listed, its end events and context providers united, the

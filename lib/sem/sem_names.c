@@ -2,7 +2,7 @@
  * lib/sem/sem_names.c - small pieces every stage of the SEM configuration
  * uses: the diagnostics list, fatal-error text, the registry's measure of
  * a name, and the reading of the "{guid};id" and "{guid}" subkey names
- * (doc/sem.md "Names").
+ * (doc/sem.md §3.5).
  */
 #define ETL_BUILDING_LIB 1
 #include <stdarg.h>
