@@ -155,21 +155,15 @@ int main(int argc, char **argv)
 		case OPT_SOFTWARE: software = optarg; break;
 		case 'j': json = 1; break;
 		case 'h':
-			usage();
-			return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_IO;
 		case 'V':
-			printf(PROG " (libetl) %s\n", etl_version_string());
+			if (c == 'h')
+				usage();
+			else
+				printf(PROG " (libetl) %s\n", etl_version_string());
 			return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_IO;
-		case ':':
-			cli_usage_error(PROG, "option '%s' needs an argument", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			if (optopt && optopt < 0x100) {
-				char opt[3] = { '-', (char)optopt, 0 };
-				cli_usage_error(PROG, "unknown option '%s'", opt);
-			} else {
-				cli_usage_error(PROG, "unknown option '%s'", argv[optind - 1]);
-			}
+		default:               /* ':' a missing argument, '?' an unknown option */
+			cli_usage_error(PROG, c == ':' ? "option '%s' needs an argument" : "unknown option '%s'",
+			                argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}

@@ -139,13 +139,9 @@ END_TEST
 
 START_TEST(test_sem_enabled_wrong_type)
 {
-	etl_sem_config *cfg = sx_load("sem-enabled-type.reg");
-	check_on(cfg);
 	static const struct sx_diag d[] = { { "value_type", SX_C "\\Config" } };
-	sx_diags(cfg, d, N(d));
 	static const struct sx_start s[] = { BASE_START(SX_S1) };
-	sx_starts(cfg, s, N(s));
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("sem-enabled-type.reg", d, N(d), s, N(s)));
 }
 END_TEST
 
@@ -182,12 +178,8 @@ START_TEST(test_policy_all_on)
 {
 	/* Non-zero: every scenario runs and the subkeys - one disabling S1,
 	 * one with an over-long name - are not even read. */
-	etl_sem_config *cfg = sx_load("policy-all-on.reg");
-	check_on(cfg);
 	static const struct sx_start s[] = { BASE_START(SX_S1) };
-	sx_starts(cfg, s, N(s));
-	sx_diags(cfg, NULL, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("policy-all-on.reg", NULL, 0, s, N(s)));
 }
 END_TEST
 
@@ -210,13 +202,9 @@ END_TEST
 
 START_TEST(test_policy_name_not_guid)
 {
-	etl_sem_config *cfg = sx_load("policy-name-not-guid.reg");
-	check_on(cfg);
 	static const struct sx_diag d[] = { { "policy_name_not_guid", SX_POL "\\NotAGuid" } };
-	sx_diags(cfg, d, N(d));
 	static const struct sx_start s[] = { BASE_START(SX_S1) };
-	sx_starts(cfg, s, N(s));
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("policy-name-not-guid.reg", d, N(d), s, N(s)));
 }
 END_TEST
 
@@ -287,12 +275,9 @@ END_TEST
 
 START_TEST(test_scenario_no_timeout)
 {
-	etl_sem_config *cfg = sx_load("scenario-no-timeout.reg");
 	struct sx_start s[] = { BASE_START(SX_S1) };
 	s[0].timeout_enabled = 0;
-	sx_starts(cfg, s, N(s));
-	sx_diags(cfg, NULL, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("scenario-no-timeout.reg", NULL, 0, s, N(s)));
 }
 END_TEST
 
@@ -310,12 +295,9 @@ END_TEST
 
 START_TEST(test_scenario_name_not_guid)
 {
-	etl_sem_config *cfg = sx_load("scenario-name-not-guid.reg");
 	static const struct sx_diag d[] = { { "scenario_name_not_guid", SX_C "\\Scenarios\\Boot" } };
-	sx_diags(cfg, d, N(d));
 	static const struct sx_start s[] = { BASE_START(SX_S1) };
-	sx_starts(cfg, s, N(s));
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("scenario-name-not-guid.reg", d, N(d), s, N(s)));
 }
 END_TEST
 
@@ -334,15 +316,12 @@ END_TEST
 START_TEST(test_start_names_accepted)
 {
 	/* "; \t12" -> 12, "7abc" -> 7, "abc" -> 0, 65535 -> 65535 */
-	etl_sem_config *cfg = sx_load("start-names.reg");
 	struct sx_start s[] = { BASE_START(SX_S1), BASE_START(SX_S1), BASE_START(SX_S1), BASE_START(SX_S1) };
 	s[0].id = 0;
 	s[1].id = 7;
 	s[2].id = 12;
 	s[3].id = 65535;
-	sx_starts(cfg, s, N(s));
-	sx_diags(cfg, NULL, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("start-names.reg", NULL, 0, s, N(s)));
 }
 END_TEST
 
@@ -350,11 +329,9 @@ END_TEST
  * start event left. */
 static void rejected_start(const char *fixture, const char *rule, const char *key)
 {
-	etl_sem_config *cfg = sx_load(fixture);
 	const struct sx_diag d[] = { { rule, key } };
-	sx_diags(cfg, d, 1);
 	static const struct sx_start s[] = { OTHER_START(SX_S2) };
-	sx_starts(cfg, s, N(s));
+	etl_sem_config *cfg = sx_check(fixture, d, 1, s, N(s));
 	size_t n;
 	ck_assert(etl_sem_config_dropped(cfg, &n) == NULL && n == 0);   /* not a limit */
 	etl_sem_config_free(cfg);
@@ -395,16 +372,11 @@ END_TEST
 START_TEST(test_start_placeholder)
 {
 	/* "*": its end events are read (the bad one diagnosed), then it goes. */
-	etl_sem_config *cfg = sx_load("start-placeholder.reg");
 	static const struct sx_diag d[] = {
 		{ "end_name_no_semicolon", SX_START(SX_S1, "*") "\\EndEvents\\bad" },
 		{ "start_placeholder", SX_START(SX_S1, "*") },
 	};
-	sx_diags(cfg, d, N(d));
-	size_t n;
-	etl_sem_config_start_events(cfg, &n);
-	ck_assert_uint_eq(n, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("start-placeholder.reg", d, N(d), NULL, 0));
 }
 END_TEST
 
@@ -444,16 +416,11 @@ END_TEST
 
 START_TEST(test_end_all_rejected)
 {
-	etl_sem_config *cfg = sx_load("end-all-rejected.reg");
 	static const struct sx_diag d[] = {
 		{ "end_name_no_semicolon", END_KEY(SX_PB) },
 		{ "start_without_end_events", SX_START(SX_S1, SX_PA ";1") },
 	};
-	sx_diags(cfg, d, N(d));
-	size_t n;
-	etl_sem_config_start_events(cfg, &n);
-	ck_assert_uint_eq(n, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("end-all-rejected.reg", d, N(d), NULL, 0));
 }
 END_TEST
 
@@ -469,26 +436,16 @@ END_TEST
 
 START_TEST(test_context_too_long)
 {
-	etl_sem_config *cfg = sx_load("context-too-long.reg");
 	static const struct sx_diag d[] = { { "context_name_too_long", CTX_KEY(LONG_NAME) } };
-	sx_diags(cfg, d, N(d));
-	size_t n;
-	etl_sem_config_start_events(cfg, &n);
-	ck_assert_uint_eq(n, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("context-too-long.reg", d, N(d), NULL, 0));
 }
 END_TEST
 
 START_TEST(test_context_kernel_wdi)
 {
-	etl_sem_config *cfg = sx_load("context-wdi.reg");
 	static const struct sx_diag d[] = {
 		{ "context_provider_wdi", CTX_KEY("{2FF3E6B7-CB90-4700-9621-443F389734ED}") } };
-	sx_diags(cfg, d, N(d));
-	size_t n;
-	etl_sem_config_start_events(cfg, &n);
-	ck_assert_uint_eq(n, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("context-wdi.reg", d, N(d), NULL, 0));
 }
 END_TEST
 
@@ -496,24 +453,18 @@ END_TEST
 
 START_TEST(test_params_defaults)
 {
-	etl_sem_config *cfg = sx_load("params-defaults.reg");
 	static const struct sx_start s[] = { { SX_PA, 1, 0xFF, SX_ALL, 0, 1, { SX_S1 }, { { SX_PB, 2, 0xFF, SX_ALL, 0 } },
 	                                       { { SX_PC, 0xFF, SX_ALL, 0, 0 } } } };
-	sx_starts(cfg, s, N(s));
-	sx_diags(cfg, NULL, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("params-defaults.reg", NULL, 0, s, N(s)));
 }
 END_TEST
 
 START_TEST(test_params_zero_and_low_bits)
 {
 	/* Level 0 -> 0xFF, Keyword 0 -> all; Level 0x104 -> 4, 0x100 -> 0 -> 0xFF */
-	etl_sem_config *cfg = sx_load("params-zero.reg");
 	static const struct sx_start s[] = { { SX_PA, 1, 0xFF, SX_ALL, 5, 1, { SX_S1 }, { { SX_PB, 2, 4, 0x10, 0 } },
 	                                       { { SX_PC, 0xFF, SX_ALL, 0x40, 0 } } } };
-	sx_starts(cfg, s, N(s));
-	sx_diags(cfg, NULL, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("params-zero.reg", NULL, 0, s, N(s)));
 }
 END_TEST
 
@@ -537,14 +488,11 @@ END_TEST
 START_TEST(test_capture_state)
 {
 	/* CaptureState 0 -> no, 1 and 2 -> yes, 3 -> no (diagnosed) */
-	etl_sem_config *cfg = sx_load("capture-state.reg");
 	static const struct sx_diag d[] = { { "capture_state_value", CTX_KEY(SX_PA) } };
-	sx_diags(cfg, d, N(d));
 	static const struct sx_start s[] = { { SX_PA, 1, 4, 0x1, 0, 1, { SX_S1 }, { { SX_PB, 2, 4, 0x2, 0 } },
 	                                       { { SX_PA, 0xFF, SX_ALL, 0, 0 }, { SX_PB, 0xFF, SX_ALL, 0, 1 },
 	                                         { SX_PC, 0xFF, SX_ALL, 0, 0 }, { SX_PD, 0xFF, SX_ALL, 0, 1 } } } };
-	sx_starts(cfg, s, N(s));
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("capture-state.reg", d, N(d), s, N(s)));
 }
 END_TEST
 
@@ -581,22 +529,16 @@ END_TEST
 
 START_TEST(test_control_set_select)
 {
-	etl_sem_config *cfg = sx_load("controlset-select.reg");
 	static const struct sx_start s[] = { OTHER_START(SX_S2) };
-	sx_starts(cfg, s, N(s));
-	sx_diags(cfg, NULL, 0);
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("controlset-select.reg", NULL, 0, s, N(s)));
 }
 END_TEST
 
 START_TEST(test_control_set_ambiguous)
 {
-	etl_sem_config *cfg = sx_load("controlset-ambiguous.reg");
 	static const struct sx_diag d[] = { { "control_set_ambiguous", "HKEY_LOCAL_MACHINE\\SYSTEM\\ControlSet001" } };
-	sx_diags(cfg, d, N(d));
 	static const struct sx_start s[] = { OTHER_START(SX_S2) };
-	sx_starts(cfg, s, N(s));
-	etl_sem_config_free(cfg);
+	etl_sem_config_free(sx_check("controlset-ambiguous.reg", d, N(d), s, N(s)));
 }
 END_TEST
 

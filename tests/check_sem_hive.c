@@ -44,6 +44,18 @@ static void hives_free(struct hives *h)
 	}
 }
 
+/* The configuration of a .reg fixture written as hives and read back
+ * (SOFTWARE too when software). */
+static etl_sem_config *via_hives(const char *reg_path, int software)
+{
+	struct hives h = hives_from(reg_path, software);
+	struct etl_sem_error err;
+	etl_sem_config *cfg = etl_sem_config_from_hives(h.system, h.software, &err);
+	ck_assert_msg(cfg != NULL, "%s", err.message);
+	hives_free(&h);
+	return cfg;
+}
+
 /* Loads path as a SYSTEM hive and expects failure with code and offset
  * (-2: any offset), the path named in the message. */
 static void expect_fail(const char *path, int code, int64_t offset, const char *words)
@@ -86,12 +98,8 @@ static void fix_checksum(uint8_t *p)
 
 START_TEST(test_default_hive_equals_reg)
 {
-	struct hives h = hives_from("testdata/wdi/windows-default.reg", 1);
-	struct etl_sem_error err;
-	etl_sem_config *a = etl_sem_config_from_reg_file("testdata/wdi/windows-default.reg", &err);
-	ck_assert_msg(a != NULL, "%s", err.message);
-	etl_sem_config *b = etl_sem_config_from_hives(h.system, h.software, &err);
-	ck_assert_msg(b != NULL, "%s", err.message);
+	etl_sem_config *a = sx_load("windows-default.reg");
+	etl_sem_config *b = via_hives("testdata/wdi/windows-default.reg", 1);
 	size_t n;
 	etl_sem_config_diagnostics(b, &n);
 	ck_assert_uint_eq(n, 0);
@@ -104,7 +112,6 @@ START_TEST(test_default_hive_equals_reg)
 	free(jb);
 	etl_sem_config_free(a);
 	etl_sem_config_free(b);
-	hives_free(&h);
 }
 END_TEST
 
@@ -118,12 +125,10 @@ START_TEST(test_rules_from_hives)
 		"testdata/wdi/end-names.reg", "testdata/wdi/params-zero.reg",
 	};
 	for (size_t i = 0; i < sizeof fixtures / sizeof *fixtures; i++) {
-		struct hives h = hives_from(fixtures[i], 1);
 		struct etl_sem_error err;
 		etl_sem_config *a = etl_sem_config_from_reg_file(fixtures[i], &err);
 		ck_assert_msg(a != NULL, "%s", err.message);
-		etl_sem_config *b = etl_sem_config_from_hives(h.system, h.software, &err);
-		ck_assert_msg(b != NULL, "%s", err.message);
+		etl_sem_config *b = via_hives(fixtures[i], 1);
 		ck_assert_msg(etl_sem_config_equal(a, b), "%s: .reg and hive differ", fixtures[i]);
 		size_t na, nb;
 		const struct etl_sem_diag *da = etl_sem_config_diagnostics(a, &na);
@@ -133,7 +138,6 @@ START_TEST(test_rules_from_hives)
 			ck_assert_str_eq(da[k].rule, db[k].rule);
 		etl_sem_config_free(a);
 		etl_sem_config_free(b);
-		hives_free(&h);
 	}
 }
 END_TEST
@@ -141,35 +145,25 @@ END_TEST
 START_TEST(test_policy_needs_software_hive)
 {
 	/* Without the SOFTWARE hive the policy is not seen: S1 runs. */
-	struct hives h = hives_from("testdata/wdi/policy-scenario-off.reg", 0);
-	struct etl_sem_error err;
-	etl_sem_config *cfg = etl_sem_config_from_hives(h.system, NULL, &err);
-	ck_assert_msg(cfg != NULL, "%s", err.message);
+	etl_sem_config *cfg = via_hives("testdata/wdi/policy-scenario-off.reg", 0);
 	size_t n;
 	etl_sem_config_disabled_scenarios(cfg, &n);
 	ck_assert_uint_eq(n, 0);
 	etl_sem_config_start_events(cfg, &n);
 	ck_assert_uint_eq(n, 2);
 	etl_sem_config_free(cfg);
-	hives_free(&h);
 }
 END_TEST
 
 START_TEST(test_select_current)
 {
 	/* Select\Current = 2 in the hive: ControlSet002 is read. */
-	struct hives h = hives_from("testdata/wdi/controlset-select.reg", 0);
-	struct etl_sem_error err;
-	etl_sem_config *cfg = etl_sem_config_from_hives(h.system, NULL, &err);
-	ck_assert_msg(cfg != NULL, "%s", err.message);
-	size_t n;
-	const struct etl_sem_start_event *se = etl_sem_config_start_events(cfg, &n);
-	ck_assert_uint_eq(n, 1);
-	ck_assert_uint_eq(se[0].id, 9);
-	etl_sem_config_diagnostics(cfg, &n);
-	ck_assert_uint_eq(n, 0);
+	etl_sem_config *cfg = via_hives("testdata/wdi/controlset-select.reg", 0);
+	static const struct sx_start s[] = { { SX_PD, 9, 4, 0x1, 0, 1, { SX_S2 }, { { SX_PB, 2, 4, 0x2, 0 } },
+	                                       { { SX_PC, 5, 0x4, 0, 0 } } } };
+	sx_starts(cfg, s, 1);
+	sx_diags(cfg, NULL, 0);
 	etl_sem_config_free(cfg);
-	hives_free(&h);
 }
 END_TEST
 

@@ -96,6 +96,14 @@ void sx_starts(const etl_sem_config *cfg, const struct sx_start *want, size_t n)
 		sx_start(&se[i], &want[i]);
 }
 
+etl_sem_config *sx_check(const char *name, const struct sx_diag *d, size_t nd, const struct sx_start *s, size_t ns)
+{
+	etl_sem_config *cfg = sx_load(name);
+	sx_diags(cfg, d, nd);
+	sx_starts(cfg, s, ns);
+	return cfg;
+}
+
 struct membuf {
 	char *p;
 	size_t n;

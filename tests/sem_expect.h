@@ -70,6 +70,11 @@ void sx_start(const struct etl_sem_start_event *se, const struct sx_start *want)
 /*! sx_starts() : cfg has exactly want[0..n) as start events, in order. */
 void sx_starts(const etl_sem_config *cfg, const struct sx_start *want, size_t n);
 
+/*! sx_check() : loads testdata/wdi/NAME; its diagnostics must be exactly
+ *  d[0..nd) and its start events s[0..ns). @return : the configuration,
+ *  for more checks (free it). */
+etl_sem_config *sx_check(const char *name, const struct sx_diag *d, size_t nd, const struct sx_start *s, size_t ns);
+
 /*! sx_json() : cfg as its JSON text (malloc'd). */
 char *sx_json(const etl_sem_config *cfg);
 

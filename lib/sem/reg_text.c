@@ -18,6 +18,8 @@
 #include <string.h>
 #include "etl_errors.h"
 #include "lib/common/cursor.h"
+#include "lib/read/logfile.h"
+#include "lib/render/render.h"
 #include "lib/sem/sem_internal.h"
 
 static const char HEADER_V5[] = "Windows Registry Editor Version 5.00";
@@ -38,67 +40,14 @@ static void advance(struct pos *p, uint32_t cp)
 	}
 }
 
-static size_t put_utf8(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
-/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 when it is
- * not one (overlong forms, surrogates and values past U+10FFFF refused). */
-static size_t utf8_seq(const uint8_t *p, size_t n, uint32_t *cp)
-{
-	uint8_t b = p[0];
-	size_t len;
-	uint32_t v, min;
-	if (b < 0x80) {
-		*cp = b;
-		return 1;
-	} else if (b >= 0xC2 && b <= 0xDF) {
-		len = 2; v = b & 0x1Fu; min = 0x80;
-	} else if (b >= 0xE0 && b <= 0xEF) {
-		len = 3; v = b & 0x0Fu; min = 0x800;
-	} else if (b >= 0xF0 && b <= 0xF4) {
-		len = 4; v = b & 0x07u; min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		v = (v << 6) | (p[i] & 0x3Fu);
-	}
-	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-		return 0;
-	*cp = v;
-	return len;
-}
-
-static int decode_utf16(struct etl_cur *c, const char *name, char *out, size_t *outlen,
+/* Checks UTF-16LE text character by character (so a complaint can say
+ * where), then converts it with the reader's converter. */
+static int decode_utf16(struct etl_cur *c, const char *name, char **out, size_t *outlen,
                         struct etl_sem_error *err)
 {
 	struct pos at = { 1, 1 };
-	size_t o = 0;
+	const uint8_t *start = etl_cur_ptr(c);
+	size_t n = etl_cur_left(c);
 	while (etl_cur_left(c) >= 2) {
 		uint32_t u = etl_cur_u16(c);
 		if (u == 0) {
@@ -106,23 +55,16 @@ static int decode_utf16(struct etl_cur *c, const char *name, char *out, size_t *
 			             "%s: line %u, column %u: NUL character in the text", name, at.line, at.col);
 			return -1;
 		}
-		if (u >= 0xD800 && u <= 0xDBFF) {
-			uint32_t lo = etl_cur_left(c) >= 2 ? etl_le16(etl_cur_ptr(c)) : 0;
-			if (lo < 0xDC00 || lo > 0xDFFF) {
-				etl__sem_err(err, ETL_E_BAD_VALUE, at.line, at.col, -1,
-				             "%s: line %u, column %u: not UTF-16: high surrogate 0x%04X without its pair",
-				             name, at.line, at.col, (unsigned)u);
-				return -1;
-			}
-			etl_cur_skip(c, 2);
-			u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-		} else if (u >= 0xDC00 && u <= 0xDFFF) {
+		int high = u >= 0xD800 && u <= 0xDBFF;
+		uint32_t lo = high && etl_cur_left(c) >= 2 ? etl_le16(etl_cur_ptr(c)) : 0;
+		if ((high && (lo < 0xDC00 || lo > 0xDFFF)) || (u >= 0xDC00 && u <= 0xDFFF)) {
 			etl__sem_err(err, ETL_E_BAD_VALUE, at.line, at.col, -1,
-			             "%s: line %u, column %u: not UTF-16: low surrogate 0x%04X without its pair",
-			             name, at.line, at.col, (unsigned)u);
+			             "%s: line %u, column %u: not UTF-16: %s surrogate 0x%04X without its pair", name,
+			             at.line, at.col, high ? "high" : "low", (unsigned)u);
 			return -1;
 		}
-		o += put_utf8(out + o, u);
+		if (high)
+			etl_cur_skip(c, 2);
 		advance(&at, u);
 	}
 	if (etl_cur_left(c)) {
@@ -131,36 +73,49 @@ static int decode_utf16(struct etl_cur *c, const char *name, char *out, size_t *
 		             name, at.line);
 		return -1;
 	}
-	*outlen = o;
+	*out = etl__utf16_to_utf8(start, n, NULL);      /* no NUL inside: all of it */
+	if (!*out) {
+		etl__sem_err(err, ETL_E_NOMEM, 0, 0, -1, "%s: out of memory", name);
+		return -1;
+	}
+	*outlen = strlen(*out);
 	return 0;
 }
 
-static int decode_8bit(struct etl_cur *c, const char *name, char *out, size_t *outlen,
+/* 8-bit text: UTF-8 where valid, Latin-1 elsewhere (a byte becomes at most
+ * two), NUL refused. */
+static int decode_8bit(struct etl_cur *c, const char *name, char **outp, size_t *outlen,
                        struct etl_sem_error *err)
 {
 	struct pos at = { 1, 1 };
+	size_t cap;
+	if (!etl_ckd_mul_size(&cap, etl_cur_left(c), 2) || !etl_ckd_add_size(&cap, cap, 1) || !(*outp = malloc(cap))) {
+		etl__sem_err(err, ETL_E_NOMEM, 0, 0, -1, "%s: out of memory", name);
+		return -1;
+	}
+	char *out = *outp;
 	size_t o = 0;
 	while (etl_cur_left(c)) {
 		const uint8_t *p = etl_cur_ptr(c);
-		uint32_t cp;
 		if (p[0] == 0) {
 			etl__sem_err(err, ETL_E_BAD_VALUE, at.line, at.col, -1,
 			             "%s: line %u, column %u: NUL byte in 8-bit text%s", name, at.line, at.col,
 			             at.line == 1 && at.col == 2 ? " (UTF-16 without a byte-order mark?)" : "");
 			return -1;
 		}
-		size_t n = utf8_seq(p, etl_cur_left(c), &cp);
+		size_t n = etl__utf8_len(p, etl_cur_left(c));
 		if (n) {
 			memcpy(out + o, p, n);
 			o += n;
 		} else {
-			cp = p[0];                 /* Latin-1 */
-			n = 1;
-			o += put_utf8(out + o, cp);
+			n = 1;                         /* Latin-1: U+0080..U+00FF */
+			out[o++] = (char)(0xC0 | (p[0] >> 6));
+			out[o++] = (char)(0x80 | (p[0] & 0x3F));
 		}
+		advance(&at, p[0]);            /* only '\n' matters: ASCII */
 		etl_cur_skip(c, n);
-		advance(&at, cp);
 	}
+	out[o] = 0;
 	*outlen = o;
 	return 0;
 }
@@ -221,27 +176,15 @@ int etl__reg_text(const uint8_t *data, size_t size, const char *name, char **tex
 	} else if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF) {
 		etl_cur_skip(&c, 3);
 	}
-	/* UTF-16: a 2-byte unit becomes at most 3 bytes (a pair 4 for 4);
-	 * 8-bit: a byte at most 2 (Latin-1). */
-	size_t cap;
-	if (!etl_ckd_mul_size(&cap, etl_cur_left(&c), 2) || !etl_ckd_add_size(&cap, cap, 1)) {
-		etl__sem_err(err, ETL_E_LIMIT, 0, 0, -1, "%s: too large", name);
-		return -1;
-	}
-	char *out = malloc(cap);
-	if (!out) {
-		etl__sem_err(err, ETL_E_NOMEM, 0, 0, -1, "%s: out of memory", name);
-		return -1;
-	}
+	char *out = NULL;
 	size_t n = 0;
-	int rc = utf16 ? decode_utf16(&c, name, out, &n, err) : decode_8bit(&c, name, out, &n, err);
+	int rc = utf16 ? decode_utf16(&c, name, &out, &n, err) : decode_8bit(&c, name, &out, &n, err);
 	if (rc == 0)
 		rc = check_header(out, n, name, body, ver, err);
 	if (rc != 0) {
 		free(out);
 		return -1;
 	}
-	out[n] = 0;
 	*text = out;
 	*len = n;
 	return 0;

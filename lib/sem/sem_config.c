@@ -73,34 +73,30 @@ static void turn_off(struct rules *r, int reason, const struct etl__regkey *k, c
 
 /* ---- values ------------------------------------------------------------------- */
 
-/* A REG_DWORD (exactly 4 bytes). @return : 1 with *v set; 0 when absent, or
- * of another type or size (diagnosed: the default applies). */
-static int get_dword(struct rules *r, const struct etl__regkey *k, const char *name, uint32_t *v)
+/* A REG_DWORD (len 4) or REG_QWORD (len 8) value, exactly that size.
+ * @return : 1 with *v set; 0 when absent, or of another type or size
+ * (diagnosed: the default applies). */
+static int get_number(struct rules *r, const struct etl__regkey *k, const char *name, size_t len, uint64_t *v)
 {
 	const struct etl__regval *val = etl__regkey_value(r->t, k, name);
 	if (!val)
 		return 0;
-	if (val->type != ETL_REG_DWORD || val->len != 4) {
-		diag(r, k, "value_type", "%s is not a REG_DWORD (type %u, %zu bytes); ignored, its default applies", name,
-		     (unsigned)val->type, val->len);
+	uint32_t type = len == 4 ? ETL_REG_DWORD : ETL_REG_QWORD;
+	if (val->type != type || val->len != len) {
+		diag(r, k, "value_type", "%s is not a %s (type %u, %zu bytes); ignored, its default applies", name,
+		     len == 4 ? "REG_DWORD" : "REG_QWORD", (unsigned)val->type, val->len);
 		return 0;
 	}
-	*v = etl_le32(val->data);
+	*v = len == 4 ? etl_le32(val->data) : etl_le64(val->data);
 	return 1;
 }
 
-/* A REG_QWORD (exactly 8 bytes), as get_dword(). */
-static int get_qword(struct rules *r, const struct etl__regkey *k, const char *name, uint64_t *v)
+static int get_dword(struct rules *r, const struct etl__regkey *k, const char *name, uint32_t *v)
 {
-	const struct etl__regval *val = etl__regkey_value(r->t, k, name);
-	if (!val)
+	uint64_t x;
+	if (!get_number(r, k, name, 4, &x))
 		return 0;
-	if (val->type != ETL_REG_QWORD || val->len != 8) {
-		diag(r, k, "value_type", "%s is not a REG_QWORD (type %u, %zu bytes); ignored, its default applies", name,
-		     (unsigned)val->type, val->len);
-		return 0;
-	}
-	*v = etl_le64(val->data);
+	*v = (uint32_t)x;
 	return 1;
 }
 
@@ -112,7 +108,7 @@ static struct etl_sem_params read_params(struct rules *r, const struct etl__regk
 	uint64_t q;
 	if (get_dword(r, k, "Level", &v))
 		p.level = (uint8_t)v ? (uint8_t)v : 0xFF;
-	if (get_qword(r, k, "Keyword", &q))
+	if (get_number(r, k, "Keyword", 8, &q))
 		p.keyword = q ? q : ~(uint64_t)0;
 	if (get_dword(r, k, "EnableProperty", &v))
 		p.enable_property = v;
