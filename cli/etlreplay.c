@@ -24,12 +24,15 @@
 
 #define PROG "etlreplay"
 
-#define EXIT_CLEAN   0
-#define EXIT_USAGE   1
-#define EXIT_DIAG    2
-#define EXIT_IO      3
+/* The statuses of cli_common.h; 2 means a configuration with diagnostics. */
+#define EXIT_DIAGNOSTICS CLI_EXIT_DAMAGE
 
 enum { OPT_CHECK = 0x100, OPT_SYSTEM, OPT_SOFTWARE };
+
+struct options {
+	int check, json;
+	const char *reg, *system, *software;
+};
 
 static void usage(void)
 {
@@ -134,6 +137,62 @@ static void print_text(const etl_sem_config *cfg)
 	}
 }
 
+/* etlreplay's own options (cli_parse_options() does -h, -V and errors). */
+static int option(void *ctx, int c)
+{
+	struct options *o = ctx;
+	switch (c) {
+	case OPT_CHECK:
+		o->check = 1;
+		if (optarg)
+			o->reg = optarg;
+		break;
+	case OPT_SYSTEM: o->system = optarg; break;
+	case OPT_SOFTWARE: o->software = optarg; break;
+	case 'j': o->json = 1; break;
+	}
+	return -1;
+}
+
+/* @return : why the options do not go together, or NULL. */
+static const char *conflict(struct options *o, int operands, char **rest)
+{
+	if (operands > 1 || (operands == 1 && o->reg))
+		return "--check-config takes one configuration";
+	if (operands == 1)
+		o->reg = rest[0];
+	if (o->reg && o->system)
+		return "a .reg file and --system-hive cannot be combined";
+	if (o->software && !o->system)
+		return "--software-hive needs --system-hive";
+	if (!o->reg && !o->system)
+		return "--check-config needs CONFIG.reg or --system-hive SYSTEM";
+	return NULL;
+}
+
+static int check_config(const struct options *o)
+{
+	struct etl_sem_error err;
+	etl_sem_config *cfg = o->reg ? etl_sem_config_from_reg_file(o->reg, &err) :
+	                               etl_sem_config_from_hives(o->system, o->software, &err);
+	if (!cfg) {
+		cli_errorf(err.message, "%s", "");
+		return err.code == ETL_E_IO ? CLI_EXIT_IO : CLI_EXIT_USAGE;
+	}
+	size_t ndiag;
+	etl_sem_config_diagnostics(cfg, &ndiag);
+	if (o->json)
+		etl_sem_config_print_json(cfg, stdout);
+	else
+		print_text(cfg);
+	etl_sem_config_free(cfg);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_message("cannot write standard output");
+		return CLI_EXIT_IO;
+	}
+	return ndiag ? EXIT_DIAGNOSTICS : CLI_EXIT_CLEAN;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
@@ -145,71 +204,22 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int check = 0, json = 0, c;
-	const char *reg = NULL, *system = NULL, *software = NULL;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_CHECK: check = 1; if (optarg) reg = optarg; break;
-		case OPT_SYSTEM: system = optarg; break;
-		case OPT_SOFTWARE: software = optarg; break;
-		case 'j': json = 1; break;
-		case 'h':
-		case 'V':
-			if (c == 'h')
-				usage();
-			else
-				printf(PROG " (libetl) %s\n", etl_version_string());
-			return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_IO;
-		default:               /* ':' a missing argument, '?' an unknown option */
-			cli_usage_error(PROG, c == ':' ? "option '%s' needs an argument" : "unknown option '%s'",
-			                argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+	struct options o = { 0 };
+	int quiet = 0;
+	cli_set_program(PROG);
+	/* No filter options in long_opts: the filter is never used. */
+	int rc = cli_parse_options(argc, argv, ":jhV", long_opts, NULL, &quiet, usage, option, &o);
+	if (rc >= 0)
+		return rc;
+	if (!o.check) {
+		cli_message("replay is not implemented yet; only --check-config is available\n"
+		            "Try '" PROG " --help' for more information.");
+		return CLI_EXIT_USAGE;
 	}
-	if (!check) {
-		fprintf(stderr, PROG ": replay is not implemented yet; only --check-config is available\n"
-		                "Try '" PROG " --help' for more information.\n");
-		return EXIT_USAGE;
+	const char *why = conflict(&o, argc - optind, argv + optind);
+	if (why) {
+		cli_usage_error("%s", why);
+		return CLI_EXIT_USAGE;
 	}
-	int operands = argc - optind;
-	if (operands > 1 || (operands == 1 && reg)) {
-		cli_usage_error(PROG, "%s", "--check-config takes one configuration");
-		return EXIT_USAGE;
-	}
-	if (operands == 1)
-		reg = argv[optind];
-	if (reg && system) {
-		cli_usage_error(PROG, "%s", "a .reg file and --system-hive cannot be combined");
-		return EXIT_USAGE;
-	}
-	if (software && !system) {
-		cli_usage_error(PROG, "%s", "--software-hive needs --system-hive");
-		return EXIT_USAGE;
-	}
-	if (!reg && !system) {
-		cli_usage_error(PROG, "%s", "--check-config needs CONFIG.reg or --system-hive SYSTEM");
-		return EXIT_USAGE;
-	}
-	struct etl_sem_error err;
-	etl_sem_config *cfg = reg ? etl_sem_config_from_reg_file(reg, &err) :
-	                            etl_sem_config_from_hives(system, software, &err);
-	if (!cfg) {
-		fprintf(stderr, PROG ": ");
-		cli_text_safe(stderr, err.message);
-		fprintf(stderr, "\n");
-		return err.code == ETL_E_IO ? EXIT_IO : EXIT_USAGE;
-	}
-	size_t ndiag;
-	etl_sem_config_diagnostics(cfg, &ndiag);
-	if (json)
-		etl_sem_config_print_json(cfg, stdout);
-	else
-		print_text(cfg);
-	etl_sem_config_free(cfg);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, PROG ": cannot write standard output\n");
-		return EXIT_IO;
-	}
-	return ndiag ? EXIT_DIAG : EXIT_CLEAN;
+	return check_config(&o);
 }
