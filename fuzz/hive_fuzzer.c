@@ -47,11 +47,9 @@ static void load(const char *path, int software)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > HIVE_FUZZ_MAX_INPUT)
+	uint8_t *copy = sem_fuzz_copy(data, size, HIVE_FUZZ_MAX_INPUT);
+	if (!copy)
 		return 0;
-	uint8_t *copy = malloc(size ? size : 1);
-	FUZZ_ASSERT(copy != NULL);
-	memcpy(copy, data, size);
 	if (size >= 0x200) {
 		uint32_t sum = 0;
 		for (size_t off = 0; off < 0x1FC; off += 4)

@@ -20,12 +20,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > REG_FUZZ_MAX_INPUT)
+	uint8_t *copy = sem_fuzz_copy(data, size, REG_FUZZ_MAX_INPUT);
+	if (!copy)
 		return 0;
-	/* An exact-size copy, so ASan sees any read past the end. */
-	uint8_t *copy = malloc(size ? size : 1);
-	FUZZ_ASSERT(copy != NULL);
-	memcpy(copy, data, size);
 	struct etl_sem_error err;
 	etl_sem_config *cfg = etl_sem_config_from_reg_memory(copy, size, "fuzz.reg", &err);
 	if (!cfg) {

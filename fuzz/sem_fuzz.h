@@ -5,8 +5,23 @@
 #ifndef ETL_SEM_FUZZ_H
 #define ETL_SEM_FUZZ_H
 
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "etl_sem.h"
 #include "fuzz.h"
+
+/* An exact-size copy of the input (so ASan sees any read past its end),
+ * or NULL when it is larger than max (not worth fuzzing). */
+static inline uint8_t *sem_fuzz_copy(const uint8_t *data, size_t size, size_t max)
+{
+	if (size > max)
+		return NULL;
+	uint8_t *copy = malloc(size ? size : 1);
+	FUZZ_ASSERT(copy != NULL);
+	memcpy(copy, data, size);
+	return copy;
+}
 
 static int sem_fuzz_count(void *ctx, const void *data, size_t n)
 {

@@ -575,12 +575,7 @@ static int fatal_tree(struct parser *p, struct etl_sem_error *err)
 int etl__reg_parse(const uint8_t *data, size_t size, const char *name, struct etl__regtree *t,
                    struct etl__sem_diags *d, struct etl_sem_error *err)
 {
-	struct parser p;
-	memset(&p, 0, sizeof p);
-	p.name = name;
-	p.t = t;
-	p.d = d;
-	p.state = CUR_NONE;
+	struct parser p = { .name = name, .t = t, .d = d, .state = CUR_NONE };
 	char *text;
 	size_t len, body;
 	if (etl__reg_text(data, size, name, &text, &len, &body, &p.ver, err) != 0)
