@@ -19,5 +19,6 @@
 #include "etl_output.h"
 #include "etl_io.h"
 #include "etl_merge.h"
+#include "etl_sem.h"
 
 #endif /* ETL_H */
