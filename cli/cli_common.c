@@ -689,7 +689,7 @@ int cli_event_is_system(const struct etl_event *ev)
 char *cli_log_file_mode_names(uint32_t mode, char *out, size_t outlen)
 {
 	/* SDK evntrace.h names without EVENT_TRACE_, plus the private bits
-	 * from phnt (spec format.md §2.4). */
+	 * from phnt (doc/format.md §2.4). */
 	static const char *const names[32] = {
 		"FILE_MODE_SEQUENTIAL", "CIRCULAR", "APPEND", "NEWFILE",
 		"USE_MS_FLUSH_TIMER", "PREALLOCATE", "NONSTOPPABLE", "SECURE",
@@ -741,7 +741,7 @@ const char *cli_clock_type_name(uint32_t clock_type)
 
 const char *cli_timer_source_name(uint64_t v)
 {
-	/* HAL_PLATFORM_TIMER_SOURCE (spec format.md §2.2). */
+	/* HAL_PLATFORM_TIMER_SOURCE (doc/format.md §2.2). */
 	static const char *const names[] = {
 		"NotSpecified", "8254", "Rtc", "Acpi", "AcpiBroken", "Hpet", "ProcessorCounter",
 		"HvReferenceTime", "Sfi", "Apic", "HvSynthetic", "Custom", "CycleCounter", "Git",

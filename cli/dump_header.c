@@ -84,7 +84,7 @@ void dump_logfile_header(const struct etl_logfile *lf)
 	printf("  %-28s %u\n", "pointer_size", lf->pointer_size);
 	printf("  %-28s %u\n", "events_lost", lf->events_lost);
 	printf("  %-28s %u\n", "cpu_speed_mhz", lf->cpu_speed_mhz);
-	/* SPEC: §2.2 - from 6.1 the LoggerName/LogFileName pointers hold the
+	/* doc/format.md §2.2 - from 6.1 the LoggerName/LogFileName pointers hold the
 	 * platform timer sources. */
 	if (lf->version[0] > 6 || (lf->version[0] == 6 && lf->version[1] >= 1)) {
 		print_timer_source("clock_interrupt_source", lf->logger_name_field);

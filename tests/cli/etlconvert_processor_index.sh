@@ -39,8 +39,8 @@ done
 
 # The logfile header (payload at 0x68): NumberOfProcessors (+0x0C) and
 # BufferSize (+0x00) no trace can have.
-for spec in "0x74 \377\377\377\377 NumberOfProcessors" "0x68 \377\377\377\177 BufferSize"; do
-	set -- $spec
+for edit in "0x74 \377\377\377\377 NumberOfProcessors" "0x68 \377\377\377\177 BufferSize"; do
+	set -- $edit
 	cp "$C/amsi-tracelogging.etl" "$d/h.etl" && chmod u+w "$d/h.etl"
 	patch "$d/h.etl" "$1" "$2"
 	want="offset $1: damaged logfile header: $3 is"
