@@ -60,7 +60,8 @@ LTO ?= 0
 else
 O ?= build
 SAN_FLAGS :=
-LTO ?= 1
+# On by default where the compiler has fat LTO objects (GCC; clang has not).
+LTO ?= $(shell $(CC) -Werror -flto=auto -ffat-lto-objects -x c -c -o /dev/null /dev/null 2>/dev/null && echo 1 || echo 0)
 endif
 # Link-time optimisation: the library is split into small files by subsystem,
 # and the hot paths cross them (reader -> header codecs, decoder -> source
