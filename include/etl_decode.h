@@ -217,6 +217,13 @@ ETL_API int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const
  *  "unknown" for other values. Static text. */
 ETL_API const char *etl_decode_source_name(int source);
 
+/*! etl_decoder_schema_event() : 1 when ev carries schemas the decoder
+ *  learns for later events (the EventMetadata records of a merged trace,
+ *  an EventSource's ManifestData event), else 0. A program that leaves
+ *  events out (filters) should still hand these to etl_decoder_decode(),
+ *  or the events they describe stay undecoded. */
+ETL_API int etl_decoder_schema_event(const struct etl_event *ev);
+
 /*! etl_decoder_errmsg() : sentence describing the last failure of a
  *  function that loads schemas (add_manifest, add_tmf). */
 ETL_API const char *etl_decoder_errmsg(const etl_decoder *d);
@@ -244,7 +251,10 @@ ETL_API int etl_decoder_errcode(const etl_decoder *d);
  *  the payload bytes its template does not read (the appended fields) are
  *  then the last top-level property, "ExtraData" (ETL_VAL_BINARY, in_type
  *  BINARY, out_type HEXBINARY; after any struct or array children). With
- *  the exact version, trailing payload bytes are ignored. Without a
+ *  the exact version, trailing payload bytes are ignored, except that a
+ *  last top-level field that is an array of a literal count of integers or
+ *  pointers takes the whole elements left (CLRStackWalk's Stack, declared
+ *  count="2", holds FrameCount frames). Without a
  *  definition (no version of that id at or below the event's) the event
  *  fails with the "no schema for this event" error above. Results:
  *    - provider_name from the provider element; event_name is the event's

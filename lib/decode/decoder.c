@@ -41,6 +41,11 @@ const char *etl_decode_source_name(int source)
 	}
 }
 
+int etl_decoder_schema_event(const struct etl_event *ev)
+{
+	return ev && (etl__em_match(ev) || etl__inband_match(ev));
+}
+
 int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct etl_decoded **out)
 {
 	int rc = ETL_FAILED;

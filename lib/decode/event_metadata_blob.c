@@ -114,8 +114,8 @@ void etl__em_prop(const struct em_tei *t, uint32_t i, struct em_prop *out)
 	out->length = etl_cur_u16(&c);
 }
 
-/* Visits property i and, for a struct, its members: -1 when a struct's
- * members leave the array, the nesting passes EM_MAX_DEPTH or more
+/* Visits property i and, for a struct, its members (inside the array:
+ * checked before): -1 when the nesting passes EM_MAX_DEPTH or more
  * properties are reached than there are (a member range overlapping
  * another, or a struct among its own members). */
 static int visit(const struct em_tei *t, uint32_t i, unsigned depth, uint32_t *seen, const char **why)
@@ -128,10 +128,6 @@ static int visit(const struct em_tei *t, uint32_t i, unsigned depth, uint32_t *s
 	etl__em_prop(t, i, &pr);
 	if (!(pr.flags & EM_PROP_STRUCT))
 		return 0;
-	if ((uint32_t)pr.in_type + pr.out_type > t->n_props) {
-		*why = "struct members lie past the property array";
-		return -1;
-	}
 	if (depth + 1 > EM_MAX_DEPTH) {
 		*why = "structs nest too deep";
 		return -1;
@@ -153,6 +149,10 @@ static int check_props(const struct em_tei *t, const char **why)
 		}
 		if (!(pr.flags & (EM_PROP_STRUCT | EM_PROP_CUSTOM_SCHEMA)) && !str_ok(t->p, t->len, pr.map_name)) {
 			*why = "a map name lies outside the blob";
+			return -1;
+		}
+		if ((pr.flags & EM_PROP_STRUCT) && (uint32_t)pr.in_type + pr.out_type > t->n_props) {
+			*why = "struct members lie past the property array";
 			return -1;
 		}
 		if (((pr.flags & EM_PROP_PARAM_COUNT) && pr.count >= t->n_props) ||

@@ -18,9 +18,9 @@
  *   - a literal count above 1, or any count with PropertyParamFixedCount,
  *     makes an array; a literal length is taken for strings (characters)
  *     and binary (bytes), ignored for fixed-size types;
- *   - out-types that only restate TDH's default (GUID for a GUID, hex for
- *     a pointer) are dropped, so that a property shows as its manifest
- *     (which leaves them out) shows it;
+ *   - out-types are the blob's (TDH spells out its defaults, GUID for a
+ *     GUID and hex for a pointer, which show as the manifest's absent
+ *     out-type does);
  *   - a map is looked up by (provider, name) when the event is learned and
  *     again when a map record arrives (maps follow the first event that
  *     uses them); names have their trailing spaces trimmed;
@@ -195,6 +195,7 @@ static int field(struct em_learn *L, uint32_t i, uint32_t first, uint32_t pos, i
 	}
 	if (pr.flags & EM_PROP_STRUCT) {
 		f->is_struct = 1;
+		f->in_type = ETL_IN_STRUCT;
 		f->n_members = pr.out_type;
 		return fields(L, pr.in_type, pr.out_type, 0, top ? pos : anc, &f->members);
 	}
@@ -204,9 +205,6 @@ static int field(struct em_learn *L, uint32_t i, uint32_t first, uint32_t pos, i
 	}
 	f->in_type = pr.in_type;
 	f->out_type = pr.out_type;
-	if ((f->in_type == ETL_IN_GUID && f->out_type == ETL_OUT_GUID) ||
-	    (f->in_type == ETL_IN_POINTER && (f->out_type == ETL_OUT_HEXINT64 || f->out_type == ETL_OUT_HEXINT32)))
-		f->out_type = 0;
 	if (pr.flags & EM_PROP_PARAM_LENGTH) {
 		if (ref(L, pr.length, first, pos, top, anc, &f->length) != 0)
 			return -1;
