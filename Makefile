@@ -205,7 +205,7 @@ FUZZ_LIB := build-fuzz/libetl-fuzz.a
 
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP -c $< -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DETL_BUILDING_LIB=1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP -c $< -o $@
 
 $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
