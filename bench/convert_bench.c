@@ -339,18 +339,27 @@ static int cmd_run(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_profile(int argc, char **argv)
+/* The -m MANIFEST options that start argv (the only ones cmd allows):
+ * a NULL-ended list; *nman and *i get their number and the first other
+ * argument. */
+static char **manifest_options(int argc, char **argv, const char *cmd, int *nman, int *i)
 {
-	int nman = 0, i = 0;
 	char **manifests = calloc((size_t)argc + 1, sizeof *manifests);
 	if (!manifests)
-		die("out of memory in %s", "profile");
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
-			manifests[nman++] = argv[++i];
+		die("out of memory in %s", cmd);
+	for (*nman = 0, *i = 0; *i < argc && argv[*i][0] == '-'; ++*i) {
+		if (strcmp(argv[*i], "-m") == 0 && *i + 1 < argc)
+			manifests[(*nman)++] = argv[++*i];
 		else
-			die("unknown option %s", argv[i]);
+			die("unknown option %s", argv[*i]);
 	}
+	return manifests;
+}
+
+static int cmd_profile(int argc, char **argv)
+{
+	int nman, i;
+	char **manifests = manifest_options(argc, argv, "profile", &nman, &i);
 	if (argc - i < 2)
 		die("%s", "profile needs FILE and framing|decode|jsonl");
 	struct input in = { 0 };
@@ -375,16 +384,8 @@ static int cmd_profile(int argc, char **argv)
 
 static int cmd_coverage(int argc, char **argv)
 {
-	int nman = 0, i = 0;
-	char **manifests = calloc((size_t)argc + 1, sizeof *manifests);
-	if (!manifests)
-		die("out of memory in %s", "coverage");
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
-			manifests[nman++] = argv[++i];
-		else
-			die("unknown option %s", argv[i]);
-	}
+	int nman, i;
+	char **manifests = manifest_options(argc, argv, "coverage", &nman, &i);
 	uint64_t total = 0, decoded = 0;
 	for (; i < argc; i++) {
 		struct input in = { 0 };

@@ -95,41 +95,33 @@ static int put_str(struct em_put *o, uint32_t idx, const char *name, uint32_t of
 static uint32_t put_array(struct em_put *o, uint32_t idx, const char *name, uint32_t n, uint32_t m,
                           uint32_t first, const char *elem)
 {
-	struct etl_prop *a = etl__dec_prop(o->d, idx);
-	a->name = name;
-	a->kind = ETL_VAL_ARRAY;
-	a->in_type = ETL_IN_STRUCT;
-	a->parent = ETL_PROP_NO_PARENT;
-	a->first_child = first;
-	a->n_children = n;
-	for (uint32_t k = 0; k < n; k++) {
-		struct etl_prop *e = etl__dec_prop(o->d, first + k);
-		e->name = elem;
-		e->kind = ETL_VAL_STRUCT;
-		e->in_type = ETL_IN_STRUCT;
-		e->parent = idx;
-		e->first_child = first + n + k * m;
-		e->n_children = m;
-	}
+	*etl__dec_prop(o->d, idx) = (struct etl_prop){ .name = name, .kind = ETL_VAL_ARRAY,
+	                                               .in_type = ETL_IN_STRUCT, .parent = ETL_PROP_NO_PARENT,
+	                                               .first_child = first, .n_children = n };
+	for (uint32_t k = 0; k < n; k++)
+		*etl__dec_prop(o->d, first + k) = (struct etl_prop){ .name = elem, .kind = ETL_VAL_STRUCT,
+		                                                     .in_type = ETL_IN_STRUCT, .parent = idx,
+		                                                     .first_child = first + n + k * m,
+		                                                     .n_children = m };
 	return first + n;
 }
 
-/* Reserves top + n * (1 + m) zeroed properties. */
-static uint32_t reserve(etl_decoder *d, uint32_t top, uint32_t n, uint32_t m, const char *what)
+/* Reserves top + n * (1 + m) zeroed properties for a record of kind
+ * what: *b gets the first. ETL_OK or the failure. */
+static int reserve(etl_decoder *d, uint32_t top, uint32_t n, uint32_t m, const char *what, uint32_t *b)
 {
 	int oom = 0;
 	uint64_t total = (uint64_t)top + (uint64_t)n * (1u + m);
-	uint32_t base = total <= ETL_DEC_MAX_PROPS ? etl__dec_reserve(d, (uint32_t)total, &oom) : UINT32_MAX;
-	if (base == UINT32_MAX)
-		etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE, "EventMetadata %s: too many properties", what);
-	return base;
+	*b = total <= ETL_DEC_MAX_PROPS ? etl__dec_reserve(d, (uint32_t)total, &oom) : UINT32_MAX;
+	if (*b == UINT32_MAX)
+		return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE, "EventMetadata %s: too many properties",
+		                     what);
+	return ETL_OK;
 }
 
-static int show_event_info(etl_decoder *d, const struct em_tei *t)
+/* The fields of an EventInfo record into the properties reserved at b. */
+static int show_event_info(etl_decoder *d, const struct em_tei *t, uint32_t b)
 {
-	uint32_t b = reserve(d, EI_TOP, t->n_props, EI_MEMBER, "EventInfo");
-	if (b == UINT32_MAX)
-		return etl__dec_result(d)->status;
 	struct em_put o = { d, t->p, t->len, 0 };
 	int rc = ETL_OK;
 	put_guid(&o, b + 0, "ProviderGuid", &t->provider, 0x00);
@@ -181,22 +173,17 @@ static int show_event_info(etl_decoder *d, const struct em_tei *t)
 		put_u(&o, m + 6, "Length", ETL_IN_UINT16, 0, pr.length, el, off + 18);
 	}
 	struct etl_prop *x = etl__dec_prop(d, b + 22);
-	x->name = "BinaryXML";
-	x->kind = ETL_VAL_BINARY;
-	x->in_type = ETL_IN_BINARY;
-	x->out_type = ETL_OUT_HEXBINARY;
+	*x = (struct etl_prop){ .name = "BinaryXML", .kind = ETL_VAL_BINARY, .in_type = ETL_IN_BINARY,
+	                        .out_type = ETL_OUT_HEXBINARY, .parent = ETL_PROP_NO_PARENT,
+	                        .payload_offset = t->binxml };
 	x->v.bin.p = t->binxml_size ? t->p + t->binxml : NULL;
 	x->v.bin.len = t->binxml_size;
-	x->parent = ETL_PROP_NO_PARENT;
-	x->payload_offset = t->binxml;
 	return rc;
 }
 
-static int show_map_info(etl_decoder *d, const struct em_map *mi)
+/* The fields of an EventMapInfo record into the properties reserved at b. */
+static int show_map_info(etl_decoder *d, const struct em_map *mi, uint32_t b)
 {
-	uint32_t b = reserve(d, MI_TOP, mi->n_entries, MI_MEMBER, "EventMapInfo");
-	if (b == UINT32_MAX)
-		return etl__dec_result(d)->status;
 	struct em_put o = { d, mi->p, mi->len, 16 };
 	put_guid(&o, b, "ProviderGuid", &mi->provider, 0);
 	int rc = put_str(&o, b + 1, "MapName", mi->name, ETL_PROP_NO_PARENT);
@@ -223,27 +210,24 @@ int etl__em_decode(etl_decoder *d, const struct etl_event *ev)
 	const uint8_t *p = ev->payload;
 	size_t len = ev->payload ? ev->payload_size : 0;
 	const char *why = NULL, *learn_why = NULL;
+	int info = ev->opcode == EM_OP_EVENT_INFO;      /* else EventMapInfo */
+	const char *name = info ? "EventInfo" : "EventMapInfo";
+	struct em_tei t;
+	struct em_map m;
+	uint32_t b;
 	int rc;
 
 	res->source = ETL_DECODE_MOF;
 	res->provider_name = "EventMetadata";
-	if (ev->opcode == EM_OP_EVENT_INFO) {
-		struct em_tei t;
-		res->event_name = res->opcode_name = "EventInfo";
-		if (etl__em_parse_tei(p, len, &t, &why) != 0)
-			return etl__dec_fail(d, ETL_E_BAD_VALUE, "EventMetadata EventInfo: %s", why);
-		if ((rc = show_event_info(d, &t)) != ETL_OK)
-			return rc;
-		rc = etl__em_learn_event(d, &t, &learn_why);
-	} else {
-		struct em_map m;
-		res->event_name = res->opcode_name = "EventMapInfo";
-		if (etl__em_parse_map(p, len, &m, &why) != 0)
-			return etl__dec_fail(d, ETL_E_BAD_VALUE, "EventMetadata EventMapInfo: %s", why);
-		if ((rc = show_map_info(d, &m)) != ETL_OK)
-			return rc;
-		rc = etl__em_learn_map(d, &m, &learn_why);
-	}
+	res->event_name = res->opcode_name = name;
+	if ((info ? etl__em_parse_tei(p, len, &t, &why) : etl__em_parse_map(p, len, &m, &why)) != 0)
+		return etl__dec_fail(d, ETL_E_BAD_VALUE, "EventMetadata %s: %s", name, why);
+	if ((rc = reserve(d, info ? EI_TOP : MI_TOP, info ? t.n_props : m.n_entries, info ? EI_MEMBER : MI_MEMBER,
+	                  name, &b)) != ETL_OK ||
+	    (rc = info ? show_event_info(d, &t, b) : show_map_info(d, &m, b)) != ETL_OK)
+		return rc;
+	/* A schema that cannot be learned (learn_why) leaves the record shown. */
+	rc = info ? etl__em_learn_event(d, &t, &learn_why) : etl__em_learn_map(d, &m, &learn_why);
 	if (rc == ETL_FATAL)
 		return etl__dec_fail(d, ETL_E_NOMEM, "out of memory learning an EventMetadata schema");
 	etl__dec_set_names_stable(d);           /* property names are static */
