@@ -21,8 +21,8 @@ struct etl_dec_source {
 
 static const struct etl_dec_source dec_sources[] = {
 	{ "TraceLogging", etl__tl_match, etl__tl_decode },
-	{ "EventMetadata", etl__em_match, etl__em_decode },
 	{ "MOF", etl__mof_match, etl__mof_decode },
+	{ "EventMetadata", etl__em_match, etl__em_decode },
 	{ "in-band manifest", etl__inband_match, etl__inband_decode },
 	{ "manifest", etl__mf_match, etl__mf_decode },
 	{ "WPP", etl__wpp_match, etl__wpp_decode },

@@ -23,7 +23,8 @@
  *     whole, one with no byte left at all is a truncation.
  *   - Pointer size: ev->ptr_size. For FULL/INSTANCE records (written by a
  *     user-mode logger, whose header type need not tell how the payload was
- *     laid out) the layout is first tried with ev->ptr_size and, if that is
+ *     laid out; not for the classes marked record_ptr, the merge's) the
+ *     layout is first tried with ev->ptr_size and, if that is
  *     implausible (fails, leaves trailing bytes or yields UTF-16 text with
  *     control characters) but the other size fits exactly, the other size
  *     is used. Seen in the corpus: win7-classic-image-32.etl carries 64-bit
@@ -118,12 +119,24 @@ static const struct mof_class *mof_scan(const struct etl_event *ev, const char *
 struct mof_memo {
 	struct etl_guid guid;
 	uint8_t opcode, version, used;
+	uint8_t onepass;                /* onepass_ok(c)                      */
 	const struct mof_class *c;
 	const char *opname;
 };
 static _Thread_local struct mof_memo mof_memo[MOF_MEMO_SIZE];
 
-static const struct mof_class *mof_find(const struct etl_event *ev, const char **opname)
+/* Whether the class has no array but a rest-of-payload one as its last
+ * field (what decode_onepass() needs). */
+static int onepass_ok(const struct mof_class *c)
+{
+	for (uint16_t i = 0; i < c->n_fields; i++)
+		if ((c->fields[i].kind == MOF_PTR_REST && i + 1 < c->n_fields) ||
+		    c->fields[i].kind == MOF_USTR_ARRAY)
+			return 0;
+	return 1;
+}
+
+static const struct mof_class *mof_find(const struct etl_event *ev, const char **opname, int *onepass)
 {
 	const struct etl_guid *g = &ev->provider;
 	uint32_t h = (g->data1 ^ g->data2 ^ (uint32_t)ev->opcode * 31u ^ (uint32_t)ev->version * 131u);
@@ -132,6 +145,7 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 	if (!(m->used && m->opcode == ev->opcode && m->version == ev->version && guid_eq(&m->guid, g))) {
 		m->c = mof_scan(ev, &name);
 		m->opname = name;
+		m->onepass = m->c && onepass_ok(m->c);
 		m->guid = *g;
 		m->opcode = ev->opcode;
 		m->version = ev->version;
@@ -139,12 +153,14 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 	}
 	if (opname)
 		*opname = m->opname;
+	if (onepass)
+		*onepass = m->onepass;
 	return m->c;
 }
 
 int etl__mof_match(const struct etl_event *ev)
 {
-	return kind_ok(ev->kind) && mof_find(ev, NULL) != NULL;
+	return kind_ok(ev->kind) && mof_find(ev, NULL, NULL) != NULL;
 }
 
 /* ---- the walk -------------------------------------------------------- */
@@ -165,9 +181,10 @@ struct mof_walk {
 	int onepass;
 	const char *opname;
 	uint32_t extra_slot;            /* 1 when ExtraData was reserved      */
-	/* The integer value of each field read so far (for the fields that
-	 * count by an earlier one). Last: walk_init() leaves it alone, as
-	 * every value is stored before it is read. */
+	/* Dry pass: the integer value of each field read so far (for the
+	 * fields that count by an earlier one; the wet pass reads them from
+	 * the properties). Last: walk_init() leaves it alone, as every value
+	 * is stored before it is read. */
 	uint64_t vals[MOF_MAX_FIELDS];
 };
 
@@ -178,18 +195,21 @@ static void walk_init(struct mof_walk *w)
 }
 
 /* The value of the earlier field f->count refers to (0 when it does not
- * refer to an earlier field: the tables never do that). */
+ * refer to an earlier field: the tables never do that): the property the
+ * wet pass stored, or the value the dry one kept. */
 static uint64_t ref_val(const struct mof_walk *w, const struct mof_field *f)
 {
 	size_t i = (size_t)(f - w->c->fields);
-	return f->count < i && f->count < MOF_MAX_FIELDS ? w->vals[f->count] : 0;
+	if (f->count >= i || f->count >= MOF_MAX_FIELDS)
+		return 0;
+	return w->store ? etl__dec_prop(w->d, w->base + f->count)->v.u : w->vals[f->count];
 }
 
-/* Stores the integer value of field f for later references. */
+/* Dry pass: keeps the integer value of field f for later references. */
 static inline void keep_val(struct mof_walk *w, const struct mof_field *f, uint64_t u)
 {
 	size_t i = (size_t)(f - w->c->fields);
-	if (i < MOF_MAX_FIELDS)
+	if (!w->store && i < MOF_MAX_FIELDS)
 		w->vals[i] = u;
 }
 
@@ -334,7 +354,6 @@ static inline int walk_int(struct mof_walk *w, const struct mof_field *f, uint32
 		out = f->out;
 	etl__dec_put_scalar(w->d, idx, f->name, k->kind, in, out, u, ETL_PROP_NO_PARENT,
 	                    (uint32_t)c->pos);
-	keep_val(w, f, u);
 	c->pos += need;
 	return ETL_OK;
 }
@@ -623,17 +642,6 @@ static int measure(const struct mof_class *c, const struct etl_event *ev, unsign
 	return ETL_OK;
 }
 
-/* Whether the class has no array but a rest-of-payload one as its last
- * field (what decode_onepass() needs). */
-static int onepass_ok(const struct mof_class *c)
-{
-	for (uint16_t i = 0; i < c->n_fields; i++)
-		if ((c->fields[i].kind == MOF_PTR_REST && i + 1 < c->n_fields) ||
-		    c->fields[i].kind == MOF_USTR_ARRAY)
-			return 0;
-	return 1;
-}
-
 /* The same properties as the dry-then-wet passes of etl__mof_decode(), in
  * one pass: the top-level fields, ExtraData for the bytes left, then the
  * elements of the rest-of-payload array; the same failures. */
@@ -678,7 +686,8 @@ int etl__mof_decode(etl_decoder *d, const struct etl_event *ev)
 {
 	struct etl_decoded *res = etl__dec_result(d);
 	const char *opname = NULL;
-	const struct mof_class *c = mof_find(ev, &opname);
+	int onepass = 0;
+	const struct mof_class *c = mof_find(ev, &opname, &onepass);
 	unsigned ptr = ev->ptr_size == 4 ? 4 : 8;
 	size_t extra = 0;
 	uint32_t items = 0;
@@ -691,10 +700,11 @@ int etl__mof_decode(etl_decoder *d, const struct etl_event *ev)
 	res->event_name = opname;
 	res->opcode_name = opname;
 
-	/* Records of the kernel logger: one pass, no dry one (the pointer
-	 * size is the record's). */
-	if (!(ev->kind == ETL_HDR_FULL_HEADER32 || ev->kind == ETL_HDR_FULL_HEADER64 ||
-	      ev->kind == ETL_HDR_INSTANCE32 || ev->kind == ETL_HDR_INSTANCE64) && onepass_ok(c))
+	/* Records of the kernel logger, and classes whose pointers are the
+	 * record's: one pass, no dry one (the pointer size is the record's). */
+	if ((c->record_ptr || !(ev->kind == ETL_HDR_FULL_HEADER32 || ev->kind == ETL_HDR_FULL_HEADER64 ||
+	                        ev->kind == ETL_HDR_INSTANCE32 || ev->kind == ETL_HDR_INSTANCE64)) &&
+	    onepass)
 		return decode_onepass(d, ev, c, opname, ptr);
 
 	int ok = measure(c, ev, ptr, &extra, &items, &impl) == ETL_OK;

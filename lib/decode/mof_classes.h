@@ -69,6 +69,9 @@ struct mof_class {
 	uint8_t n_ops;
 	const struct mof_field *fields;
 	uint16_t n_fields;
+	/* 1: pointer-sized fields take the record's pointer size even in
+	 * FULL / INSTANCE records (no guess from the payload, lib/decode/mof.c) */
+	uint8_t record_ptr;
 };
 
 /* The kernel classes (lib/decode/mof_kernel_classes.c) and the classes

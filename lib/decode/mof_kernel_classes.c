@@ -42,9 +42,9 @@ static const struct etl_guid g_lost = G(0x6a399ae0, 0x4bc6, 0x4de9, 0x87, 0x0b, 
 #define ARR(a)        a, (sizeof a / sizeof a[0])
 #define CLASS(g, name, ver, ops, fields) \
 	{ &g, name, ver, ops, (uint8_t)(sizeof ops / sizeof ops[0]), \
-	  fields, (uint16_t)(sizeof fields / sizeof fields[0]) }
+	  fields, (uint16_t)(sizeof fields / sizeof fields[0]), 0 }
 #define CLASS0(g, name, ver, ops) \
-	{ &g, name, ver, ops, (uint8_t)(sizeof ops / sizeof ops[0]), NULL, 0 }
+	{ &g, name, ver, ops, (uint8_t)(sizeof ops / sizeof ops[0]), NULL, 0, 0 }
 
 /* ---- EventTrace ------------------------------------------------------ */
 

@@ -17,7 +17,9 @@
  * One layout per opcode, whatever the record's version (the merge writes
  * version 2 for ImageId and 0 for the rest; the rows are version 0 so every
  * version finds them). Pointer-sized fields take the record's pointer
- * size. The EventMetadata records of the merge have their own decoder
+ * size (record_ptr: the merge lays each record out for its own header,
+ * so the payload is not measured against the other size). The EventMetadata
+ * records of the merge have their own decoder
  * (lib/decode/event_metadata.c).
  */
 #define ETL_BUILDING_LIB 1
@@ -35,7 +37,7 @@ static const struct etl_guid g_winsat = G(0xed54dff8, 0xc409, 0x4cf6, 0xbf, 0x83
 #define FN(n, k, c)   { n, k, c, 0 }
 #define CLASS(g, name, ver, ops, fields) \
 	{ &g, name, ver, ops, (uint8_t)(sizeof ops / sizeof ops[0]), \
-	  fields, (uint16_t)(sizeof fields / sizeof fields[0]) }
+	  fields, (uint16_t)(sizeof fields / sizeof fields[0]), 1 }
 
 /* ---- ImageId (doc/decoding.md §10.1) --------------------------------- */
 
