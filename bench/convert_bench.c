@@ -23,6 +23,11 @@
  *       something fails to run.
  *   convert_bench profile [-m MANIFEST]... FILE framing|decode|jsonl [PASSES]
  *       PASSES passes of one kind over FILE (for callgrind/perf).
+ *   convert_bench coverage [-m MANIFEST]... FILE...
+ *       Decodes every FILE once (time order, a fresh decoder per file with
+ *       the manifests loaded) and prints how many of the events decode:
+ *       "# coverage FILE: D / T" per file, then "decode coverage: D / T
+ *       events decoded over the corpus (P %)".
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -42,6 +47,9 @@
 
 enum { P_FRAMING, P_DECODE, P_JSONL, P_KIND };
 
+/* Decoding sources counted (enum etl_decode_source). */
+#define NSRC 6
+
 struct sink {
 	uint64_t bytes;
 };
@@ -60,14 +68,14 @@ struct input {
 	etl_decoder *dec;
 	uint8_t *kinds;            /* decode source of each event, in pass order */
 	uint64_t events;
-	uint64_t by_source[5];     /* events decoded (status OK) per source */
+	uint64_t by_source[NSRC];  /* events decoded (status OK) per source */
 	uint64_t failed_decode;
 	uint64_t out_bytes;        /* JSONL bytes of one pass */
 };
 
 struct pass_result {
 	uint64_t events, decoded_ok, out_bytes;
-	uint64_t by_source[5];
+	uint64_t by_source[NSRC];
 };
 
 /* One pass over in. kind_filter: for P_KIND, the source whose events are
@@ -114,7 +122,7 @@ static int run_pass(struct input *in, int mode, int kind_filter, int record, str
 		}
 		if (etl_decoder_decode(in->dec, ev, &d) == ETL_FATAL)
 			die("%s: out of memory decoding", in->path);
-		if (d->status == ETL_OK && d->source >= 0 && d->source < 5) {
+		if (d->status == ETL_OK && d->source >= 0 && d->source < NSRC) {
 			res->decoded_ok++;
 			res->by_source[d->source]++;
 		}
@@ -262,12 +270,13 @@ static int cmd_run(int argc, char **argv)
 		if (loops > 100000)
 			loops = 100000;
 		printf("# %s: %s, %.2f MiB, %llu events (decoded: %llu manifest, %llu mof, %llu tracelogging,"
-		       " %llu wpp; %llu not decoded), %.1f MiB JSONL per pass, x%d passes per run\n",
+		       " %llu wpp, %llu eventmetadata; %llu not decoded), %.1f MiB JSONL per pass, x%d passes per run\n",
 		       in->name, in->path, (double)in->size / 1048576.0, (unsigned long long)in->events,
 		       (unsigned long long)in->by_source[ETL_DECODE_MANIFEST],
 		       (unsigned long long)in->by_source[ETL_DECODE_MOF],
 		       (unsigned long long)in->by_source[ETL_DECODE_TRACELOGGING],
 		       (unsigned long long)in->by_source[ETL_DECODE_WPP],
+		       (unsigned long long)in->by_source[ETL_DECODE_EVENT_METADATA],
 		       (unsigned long long)in->failed_decode, (double)in->out_bytes / 1048576.0, loops);
 
 		double tf = time_pass(in, P_FRAMING, 0, loops, reps);
@@ -330,18 +339,27 @@ static int cmd_run(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_profile(int argc, char **argv)
+/* The -m MANIFEST options that start argv (the only ones cmd allows):
+ * a NULL-ended list; *nman and *i get their number and the first other
+ * argument. */
+static char **manifest_options(int argc, char **argv, const char *cmd, int *nman, int *i)
 {
-	int nman = 0, i = 0;
 	char **manifests = calloc((size_t)argc + 1, sizeof *manifests);
 	if (!manifests)
-		die("out of memory in %s", "profile");
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
-			manifests[nman++] = argv[++i];
+		die("out of memory in %s", cmd);
+	for (*nman = 0, *i = 0; *i < argc && argv[*i][0] == '-'; ++*i) {
+		if (strcmp(argv[*i], "-m") == 0 && *i + 1 < argc)
+			manifests[(*nman)++] = argv[++*i];
 		else
-			die("unknown option %s", argv[i]);
+			die("unknown option %s", argv[*i]);
 	}
+	return manifests;
+}
+
+static int cmd_profile(int argc, char **argv)
+{
+	int nman, i;
+	char **manifests = manifest_options(argc, argv, "profile", &nman, &i);
 	if (argc - i < 2)
 		die("%s", "profile needs FILE and framing|decode|jsonl");
 	struct input in = { 0 };
@@ -364,11 +382,41 @@ static int cmd_profile(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_coverage(int argc, char **argv)
+{
+	int nman, i;
+	char **manifests = manifest_options(argc, argv, "coverage", &nman, &i);
+	uint64_t total = 0, decoded = 0;
+	for (; i < argc; i++) {
+		struct input in = { 0 };
+		struct pass_result pr;
+		in.name = argv[i];
+		in.path = argv[i];
+		in.data = slurp(in.path, &in.size);
+		in.dec = make_decoder(manifests, nman);
+		if (run_pass(&in, P_DECODE, 0, 0, &pr) != 0)
+			return 1;
+		const char *base = strrchr(in.path, '/');
+		printf("# coverage %s: %llu / %llu\n", base ? base + 1 : in.path,
+		       (unsigned long long)pr.decoded_ok, (unsigned long long)pr.events);
+		total += pr.events;
+		decoded += pr.decoded_ok;
+		etl_decoder_free(in.dec);
+		free(in.data);
+	}
+	printf("decode coverage: %llu / %llu events decoded over the corpus (%.2f %%)\n",
+	       (unsigned long long)decoded, (unsigned long long)total,
+	       total ? 100.0 * (double)decoded / (double)total : 0.0);
+	free(manifests);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: convert_bench run [-r REPS] [-c wall|cpu] [-t SECONDS] [-m MANIFEST]... SHORT=FILE ...\n"
-	        "       convert_bench profile [-m MANIFEST]... FILE framing|decode|jsonl [PASSES]\n");
+	        "       convert_bench profile [-m MANIFEST]... FILE framing|decode|jsonl [PASSES]\n"
+	        "       convert_bench coverage [-m MANIFEST]... FILE...\n");
 	exit(2);
 }
 
@@ -380,6 +428,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (strcmp(argv[1], "profile") == 0)
 		return cmd_profile(argc - 2, argv + 2);
+	if (strcmp(argv[1], "coverage") == 0)
+		return cmd_coverage(argc - 2, argv + 2);
 	usage();
 	return 2;
 }

@@ -18,6 +18,7 @@ struct convert_options {
 	int compress;              /* -1 as the input, 0 off, 1 on           */
 	int raw;
 	int allow_twice;           /* --allow-same-input                     */
+	int explain;               /* --explain                              */
 	uint64_t split_size;       /* bytes, 0 = no size split               */
 	int64_t split_time;        /* 100 ns units, 0 = no time split        */
 	int progress_ok;           /* stderr is a terminal and no -q         */
@@ -52,6 +53,9 @@ struct convert_inputs {
 	                              out or not (header buffers' too)        */
 	struct cli_progress pg;
 	unsigned tick;
+	/* Rendering: the decoder that also sees the records the filters
+	 * leave out when they carry schemas (etl_decoder_schema_event()). */
+	etl_decoder *learn;
 };
 
 /*! convert_open_inputs() : opens every path in time order (standard input

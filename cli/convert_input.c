@@ -11,7 +11,8 @@
 #include "convert.h"
 
 /* The merge's filter: the header buffer's records (-f etl copies them
- * apart), then the command line's filters. */
+ * apart), then the command line's filters. A record left out that carries
+ * schemas still goes to the decoder (the events it describes may pass). */
 static int keep_event(void *ctx, int input, const struct etl_event *ev)
 {
 	struct convert_inputs *ins = ctx;
@@ -19,7 +20,13 @@ static int keep_event(void *ctx, int input, const struct etl_event *ev)
 	ins->records++;
 	if (!ins->header_buffer && in->lf->present && ev->buffer_offset == 0)
 		return 0;
-	return cli_filter_match(&in->filter, ev);
+	if (cli_filter_match(&in->filter, ev))
+		return 1;
+	if (ins->learn && etl_decoder_schema_event(ev)) {
+		const struct etl_decoded *d;
+		etl_decoder_decode(ins->learn, ev, &d);
+	}
+	return 0;
 }
 
 etl_reader *convert_reopen(const struct convert_input *in, int order)

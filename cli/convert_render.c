@@ -72,9 +72,13 @@ int convert_render(const struct convert_options *o, char **paths, int n)
 	etl_outfile *f = etl_outfile_new();
 	etl_decoder *dec = etl_decoder_new();
 	etl_output *out = f ? etl_output_new(o->format, to_outfile, f) : NULL;
+	ins.learn = dec;                        /* schemas in filtered-out records */
 	if (!dec || !out) {
 		cli_message("out of memory");
 		rc = CLI_EXIT_IO;
+	} else if (o->explain && etl_output_set_flags(out, ETL_OUTPUT_EXPLAIN) != ETL_OK) {
+		cli_message("--explain: %s", etl_output_errmsg(out));
+		rc = CLI_EXIT_USAGE;
 	} else if ((rc = load_decoding(dec, o)) != CLI_EXIT_CLEAN) {
 		;
 	} else if ((to_stdout ? etl_outfile_open_fd(f, STDOUT_FILENO) : etl_outfile_open(f, o->output)) !=

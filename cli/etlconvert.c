@@ -38,6 +38,7 @@ enum {
 	OPT_MANIFEST,
 	OPT_TMF,
 	OPT_ALLOW_SAME_INPUT,
+	OPT_EXPLAIN,
 };
 
 /* ---- messages --------------------------------------------------------- */
@@ -77,6 +78,10 @@ static void usage(void)
 	       "                        *.man/*.xml) for decoding; repeatable\n"
 	       "      --tmf PATH        WPP trace message format file (file, or directory\n"
 	       "                        of *.tmf) for decoding; repeatable\n"
+	       "      --explain         (-f json, jsonl) give every event a \"DecodingSource\"\n"
+	       "                        member: what decoded it (manifest, MOF, WPP,\n"
+	       "                        TraceLogging, EventMetadata: the schemas a merged\n"
+	       "                        trace carries) or none\n"
 	       "      --allow-same-input\n"
 	       "                        let a FILE be given more than once (its events are\n"
 	       "                        merged with themselves); refused otherwise\n"
@@ -131,8 +136,12 @@ static const char *conflict(const struct convert_options *o, int nfiles, int is_
 		if (o->compress >= 0)
 			return "--compress and --no-compress go with -f etl only, not -f %s (a name ending "
 			       "in .gz or .lz4 compresses the output)";
+		if (o->explain && strcmp(o->format, "json") != 0 && strcmp(o->format, "jsonl") != 0)
+			return "--explain goes with -f json and -f jsonl only, not -f %s";
 		return NULL;
 	}
+	if (o->explain)
+		return "--explain goes with -f json and -f jsonl only, not -f etl";
 	if (o->n_manifests || o->n_tmfs)
 		return "--manifest and --tmf go with the xml, json, jsonl, csv and text formats";
 	if (!o->output)
@@ -182,6 +191,7 @@ static int option(void *ctx, int c)
 	case OPT_NO_COMPRESS: o->compress = 0; return -1;
 	case OPT_RAW: o->raw = 1; return -1;
 	case OPT_ALLOW_SAME_INPUT: o->allow_twice = 1; return -1;
+	case OPT_EXPLAIN: o->explain = 1; return -1;
 	case OPT_SPLIT_SIZE:
 		if (cli_parse_size(optarg, &o->split_size) == 0)
 			return -1;
@@ -218,6 +228,7 @@ int main(int argc, char **argv)
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ "tmf", required_argument, NULL, OPT_TMF },
 		{ "allow-same-input", no_argument, NULL, OPT_ALLOW_SAME_INPUT },
+		{ "explain", no_argument, NULL, OPT_EXPLAIN },
 		CLI_STANDARD_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};

@@ -25,10 +25,28 @@
  * Dispatch (doc/decoding.md §1), in this order: an EVENT_HEADER event with an
  * EVENT_SCHEMA_TL extended item is TraceLogging; system-style, FULL and
  * INSTANCE events of a built-in kernel/classic class are MOF
- * (lib/decode/mof_kernel_classes.c); other EVENT_HEADER events use a loaded manifest
- * (etl_decoder_add_manifest()). Every event without a schema fails with
- * errcode ETL_E_UNSUPPORTED and the error
+ * (lib/decode/mof_kernel_classes.c, and the records a trace merge adds:
+ * lib/decode/mof_merged_classes.c); other EVENT_HEADER events use a loaded
+ * manifest (etl_decoder_add_manifest()), else the schema the trace itself
+ * carries in EventMetadata records (below). Every event without a schema
+ * fails with errcode ETL_E_UNSUPPORTED and the error
  * "no schema for this event: provider=GUID[ (name)], id=N, version=N".
+ *
+ * Merged traces (doc/decoding.md §10): xperf, WPR and PerfView add records
+ * when they merge a trace for analysis elsewhere. Decoded with built-in
+ * layouts (source ETL_DECODE_MOF): KernelTraceControl's ImageId (image
+ * identity, PDB GUID/age/path, version resource strings), SystemConfigEx
+ * (build, system paths, volume mapping), WinSat (its LZNT1-compressed XML
+ * shown as text) and EventMetadata (the TRACE_EVENT_INFO and EVENT_MAP_INFO
+ * blobs, as arrays of their entries). An EventMetadata record also teaches
+ * the decoder the event it describes: later EVENT_HEADER events of that
+ * (provider, id, version) decode as manifest events do (same rules, same
+ * kinds; source ETL_DECODE_EVENT_METADATA) with the names of the blob.
+ * A loaded manifest wins: it decodes every event it defines in that
+ * version, and the older version it falls back to is used only when no
+ * EventMetadata record describes the event's own version. The records come
+ * before their events in time order (file order may differ); a decoder
+ * handed an event before its record fails it as having no schema.
  *
  * TraceLogging (source ETL_DECODE_TRACELOGGING, doc/decoding.md §2):
  *   - provider_name comes from the PROV_TRAITS item (NULL without one),
@@ -86,7 +104,9 @@ enum etl_decode_source {
 	ETL_DECODE_MANIFEST,        /* instrumentation manifest (XML or in-band EventSource) */
 	ETL_DECODE_MOF,             /* classic / kernel class built in         */
 	ETL_DECODE_WPP,             /* TMF                                     */
-	ETL_DECODE_TRACELOGGING     /* self-describing metadata (ext 0x0B)    */
+	ETL_DECODE_TRACELOGGING,    /* self-describing metadata (ext 0x0B)    */
+	ETL_DECODE_EVENT_METADATA   /* the trace's own EventMetadata records
+	                               (TRACE_EVENT_INFO of a merged trace)   */
 };
 
 /* How a property's value is held. */
@@ -192,6 +212,18 @@ ETL_API void etl_decoder_free(etl_decoder *d);
  *  etl_decoder_free(); v.str / v.bin may point into ev->payload. */
 ETL_API int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct etl_decoded **out);
 
+/*! etl_decode_source_name() : the name of a source (enum etl_decode_source):
+ *  "none", "manifest", "MOF", "WPP", "TraceLogging", "EventMetadata";
+ *  "unknown" for other values. Static text. */
+ETL_API const char *etl_decode_source_name(int source);
+
+/*! etl_decoder_schema_event() : 1 when ev carries schemas the decoder
+ *  learns for later events (the EventMetadata records of a merged trace,
+ *  an EventSource's ManifestData event), else 0. A program that leaves
+ *  events out (filters) should still hand these to etl_decoder_decode(),
+ *  or the events they describe stay undecoded. */
+ETL_API int etl_decoder_schema_event(const struct etl_event *ev);
+
 /*! etl_decoder_errmsg() : sentence describing the last failure of a
  *  function that loads schemas (add_manifest, add_tmf). */
 ETL_API const char *etl_decoder_errmsg(const etl_decoder *d);
@@ -219,7 +251,10 @@ ETL_API int etl_decoder_errcode(const etl_decoder *d);
  *  the payload bytes its template does not read (the appended fields) are
  *  then the last top-level property, "ExtraData" (ETL_VAL_BINARY, in_type
  *  BINARY, out_type HEXBINARY; after any struct or array children). With
- *  the exact version, trailing payload bytes are ignored. Without a
+ *  the exact version, trailing payload bytes are ignored, except that a
+ *  last top-level field that is an array of a literal count of integers or
+ *  pointers takes the whole elements left (CLRStackWalk's Stack, declared
+ *  count="2", holds FrameCount frames). Without a
  *  definition (no version of that id at or below the event's) the event
  *  fails with the "no schema for this event" error above. Results:
  *    - provider_name from the provider element; event_name is the event's

@@ -128,9 +128,16 @@ ETL_API const char *etl_output_errmsg(const etl_output *o);
  * header (NULL): no header event is then made. */
 #define ETL_OUTPUT_TEXT_RECORD 0x1u
 
-/*! etl_output_set_flags() : rendering options (0, or ETL_OUTPUT_TEXT_RECORD
- *  for a "text" output); call before etl_output_begin(). The handle keeps
- *  them until it is freed.
+/* etl_output_set_flags(), formats "json" and "jsonl": every event but the
+ * header event says which decoder source decoded its payload, as the
+ * member "DecodingSource" after its EventData (or ProcessingErrorData):
+ * etl_decode_source_name() of its source ("manifest", "MOF", "WPP",
+ * "TraceLogging", "EventMetadata"), or "none" when it was not decoded. */
+#define ETL_OUTPUT_EXPLAIN 0x2u
+
+/*! etl_output_set_flags() : rendering options (0, ETL_OUTPUT_TEXT_RECORD
+ *  for a "text" output, ETL_OUTPUT_EXPLAIN for "json" and "jsonl"); call
+ *  before etl_output_begin(). The handle keeps them until it is freed.
  *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) when etl_output_begin() was
  *  called or a flag does not go with the format. */
 ETL_API int etl_output_set_flags(etl_output *o, unsigned flags);

@@ -20,7 +20,8 @@
  *    "ExtendedTracingInfo": {"EventGuid": "{...}", "InstanceID": 1,
  *                            "ParentInstanceID": 0, "ParentGuid": "{...}"}}
  * (ExtendedTracingInfo for classic and kernel records; the instance keys
- * for instance headers only.)
+ * for instance headers only. With ETL_OUTPUT_EXPLAIN, "DecodingSource":
+ * "manifest" follows EventData or ProcessingErrorData.)
  *
  * Keys whose value is unknown are left out (Provider.Name, Correlation's,
  * Execution's ProcessID/ThreadID/KernelTime/UserTime, UserID, each
@@ -468,6 +469,10 @@ static void record(struct json_priv *j, struct etl_outbuf *b, const struct etl_o
 		etl__ob_puts(b, "\",\"Reason\":");
 		str(b, r->error_reason ? r->error_reason : "");
 		etl__ob_putc(b, '}');
+	}
+	if (r->decoding_source) {               /* ETL_OUTPUT_EXPLAIN */
+		ETL_OB_LIT(b, ",\"DecodingSource\":");
+		str(b, r->decoding_source);
 	}
 	if (r->has_rendering)
 		etl__json_rendering_part(j, b, r);

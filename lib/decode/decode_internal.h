@@ -178,6 +178,12 @@ uint64_t etl__dec_names_trusted(const struct etl_decoded *dec);
 void *etl__dec_mf_set(const etl_decoder *d);
 void etl__dec_set_mf_set(etl_decoder *d, void *set);
 
+/* The same for the set of schemas learned from EventMetadata records
+ * (lib/decode/event_metadata_schema.c), which lives only there: NULL
+ * means there is none. */
+void *etl__dec_em_set(const etl_decoder *d);
+void etl__dec_set_em_set(etl_decoder *d, void *set);
+
 /* A scratch buffer of at least n bytes owned by the decoder (for building
  * cache keys); valid until the next call. NULL on out-of-memory. */
 uint8_t *etl__dec_scratch(etl_decoder *d, size_t n);
@@ -204,6 +210,13 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev);
  * records of a built-in (class GUID, opcode, version). */
 int etl__mof_match(const struct etl_event *ev);
 int etl__mof_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* EventMetadata records of a merged trace (lib/decode/event_metadata.c):
+ * classic records of provider {bbccf6c1-...}, opcodes 32 and 33, shown
+ * and learned so that the events they describe decode through
+ * etl__mf_decode() (doc/decoding.md §10.6). */
+int etl__em_match(const struct etl_event *ev);
+int etl__em_decode(etl_decoder *d, const struct etl_event *ev);
 
 /* ---- payload strings (lib/decode/payload_text.c) ------------------------ */
 

@@ -71,6 +71,7 @@ struct etl_decoder {
 	uint64_t parses;
 
 	void *mf_set;                   /* the manifest set in the cache, or NULL */
+	void *em_set;                   /* the EventMetadata set in the cache, or NULL */
 	int names_stable;               /* set by the source decoder (see
 	                                   etl__dec_set_names_stable())         */
 };
@@ -131,6 +132,7 @@ static void cache_flush(etl_decoder *d)
 	d->n_entries = 0;
 	d->cache_bytes = 0;
 	d->mf_set = NULL;
+	d->em_set = NULL;
 }
 
 void *etl__dec_mf_set(const etl_decoder *d)
@@ -141,6 +143,16 @@ void *etl__dec_mf_set(const etl_decoder *d)
 void etl__dec_set_mf_set(etl_decoder *d, void *set)
 {
 	d->mf_set = set;
+}
+
+void *etl__dec_em_set(const etl_decoder *d)
+{
+	return d->em_set;
+}
+
+void etl__dec_set_em_set(etl_decoder *d, void *set)
+{
+	d->em_set = set;
 }
 
 void etl_decoder_free(etl_decoder *d)

@@ -22,10 +22,29 @@ struct etl_dec_source {
 static const struct etl_dec_source dec_sources[] = {
 	{ "TraceLogging", etl__tl_match, etl__tl_decode },
 	{ "MOF", etl__mof_match, etl__mof_decode },
+	{ "EventMetadata", etl__em_match, etl__em_decode },
 	{ "in-band manifest", etl__inband_match, etl__inband_decode },
 	{ "manifest", etl__mf_match, etl__mf_decode },
 	{ "WPP", etl__wpp_match, etl__wpp_decode },
 };
+
+const char *etl_decode_source_name(int source)
+{
+	switch (source) {
+	case ETL_DECODE_NONE: return "none";
+	case ETL_DECODE_MANIFEST: return "manifest";
+	case ETL_DECODE_MOF: return "MOF";
+	case ETL_DECODE_WPP: return "WPP";
+	case ETL_DECODE_TRACELOGGING: return "TraceLogging";
+	case ETL_DECODE_EVENT_METADATA: return "EventMetadata";
+	default: return "unknown";
+	}
+}
+
+int etl_decoder_schema_event(const struct etl_event *ev)
+{
+	return ev && (etl__em_match(ev) || etl__inband_match(ev));
+}
 
 int etl_decoder_decode(etl_decoder *d, const struct etl_event *ev, const struct etl_decoded **out)
 {

@@ -545,19 +545,70 @@ static size_t keyword_names(const struct mf_provider *pv, uint64_t kw, char *out
 	return n;
 }
 
+/* A last top-level field that is an array of a literal count of integers
+ * or pointers, read with the event's exact version, takes the whole
+ * elements the payload has left after it: CLRStackWalk's Stack is
+ * declared count="2" but holds FrameCount frames (doc/decoding.md §10.6).
+ * The elements join the array's block, which is the last one reserved. */
+static int extend_last_array(struct mdec *x, const struct mf_template *t, uint32_t first)
+{
+	const struct mf_field *f = &t->fields[t->n_fields - 1];
+	if (f->count.kind != 1 || f->is_struct || !f->fast || f->map)
+		return ETL_OK;
+	unsigned sz = f->fast_size ? f->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+	size_t left = etl_cur_left(&x->c);
+	uint32_t idx = first + (uint32_t)t->n_fields - 1;
+	struct etl_prop *ap = etl__dec_prop(x->d, idx);
+	if (!left || left % sz || ap->kind != ETL_VAL_ARRAY || left / sz > ETL_DEC_MAX_PROPS)
+		return ETL_OK;
+	uint32_t more = (uint32_t)(left / sz);
+	int oom = 0;
+	uint32_t fc = etl__dec_reserve_raw(x->d, more, &oom);
+	if (fc == UINT32_MAX)
+		return oom ? etl__dec_fail(x->d, ETL_E_NOMEM, "out of memory decoding \"%s\"", f->name)
+		           : etl__dec_fail(x->d, ETL_E_BAD_SIZE, "too many properties at \"%s\"", f->name);
+	ap = etl__dec_prop(x->d, idx);
+	if (!ap->n_children)
+		ap->first_child = fc;
+	else if (fc != ap->first_child + ap->n_children)
+		return etl__dec_fail(x->d, ETL_E_BAD_VALUE, "array \"%s\" cannot grow", f->name);
+	ap->n_children += more;
+	for (uint32_t k = 0; k < more; k++) {
+		uint64_t dummy;
+		int rc = dec_fast(x, f, fc + k, idx, &dummy);
+		if (rc != ETL_OK)
+			return rc;
+	}
+	return ETL_OK;
+}
+
 int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 {
 	struct etl_decoded *res = etl__dec_result(d);
 	struct mf_set *s = etl__mf_set_get(d, 0);
 	const struct mf_event *e = NULL;
-	int prov_known = 0;
+	int prov_known = 0, source = ETL_DECODE_MANIFEST;
 
 	struct mf_memo *memo = NULL;
 	if (s)
 		e = etl__mf_find_event(s, ev, &prov_known, &memo);
+	if (!e || e->version != ev->version) {
+		/* The trace's own schema (its EventMetadata records) for an
+		 * event no manifest defines, or defines only in an older
+		 * version. */
+		struct mf_set *ms = etl__mf_meta_set_get(d, 0);
+		struct mf_memo *mm = NULL;
+		const struct mf_event *me = ms ? etl__mf_find_event(ms, ev, &prov_known, &mm) : NULL;
+		if (me && (!e || me->version == ev->version)) {
+			s = ms;
+			e = me;
+			memo = mm;
+			source = ETL_DECODE_EVENT_METADATA;
+		}
+	}
 	if (!e)
 		return etl__dec_fail_noschema(d, ev);
-	res->source = ETL_DECODE_MANIFEST;
+	res->source = source;
 	res->provider_name = e->prov->name;
 	res->task_name = e->task_text;
 	res->opcode_name = e->opcode_text;
@@ -643,6 +694,8 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 		int rc = dec_fields(&x, e->tmpl->fields, n_top, first, ETL_PROP_NO_PARENT, vals);
 		if (vals != stack_vals)
 			free(vals);
+		if (rc == ETL_OK && e->version == ev->version && etl_cur_left(&x.c))
+			rc = extend_last_array(&x, e->tmpl, first);
 		if (rc != ETL_OK)
 			return rc;
 	}

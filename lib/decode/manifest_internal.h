@@ -145,6 +145,9 @@ struct mf_set {
 	size_t memo_names;          /* pool strings made for the memo        */
 	char *msg;
 	size_t msg_cap;
+	/* The EventMetadata set's providers and maps (in the pool; see
+	 * lib/decode/event_metadata_schema.c); NULL in the manifest set. */
+	void *ext;
 };
 
 /* ---- the set (lib/decode/manifest_set.c) ------------------------------ */
@@ -165,12 +168,33 @@ int etl__mf_set_add_event(struct mf_set *s, struct mf_event *e);
  * forgets the lookups remembered so far. */
 void etl__mf_set_index(struct mf_set *s);
 
+/* Adds e to an indexed set, keeping it indexed (one event at a time, for
+ * schemas learned while a trace is read). 0 on out-of-memory. */
+int etl__mf_set_insert(struct mf_set *s, struct mf_event *e);
+
+/* The decoder's EventMetadata set (the schemas learned from a trace's
+ * EventMetadata records, lib/decode/event_metadata_schema.c), kept in the
+ * schema cache like the manifest set but apart from it, so that a loaded
+ * manifest keeps its precedence; with create, made (empty) when there is
+ * none. NULL when there is none (or on out-of-memory with create). */
+struct mf_set *etl__mf_meta_set_get(etl_decoder *d, int create);
+
 /* The event that defines ev: the (provider, id, version), else the highest
  * lower version of (provider, id); NULL if none. *prov_known tells whether
  * the set defines any event of the provider; *memo gets the set's memo
  * slot of ev (names derived per kind of event are kept there). */
 const struct mf_event *etl__mf_find_event(struct mf_set *s, const struct etl_event *ev, int *prov_known,
                                           struct mf_memo **memo);
+
+/* ---- shared with the loaders (lib/decode/manifest_load.c) -------------- */
+
+/* Sets the fast-path members of an integer field from its in- and
+ * out-type (fields of other types are left slow). */
+void etl__mf_field_set_fast(struct mf_field *x);
+
+/* winmeta.xml's message text for a predefined name ("win:Start" ->
+ * "Start"), else ref itself. */
+const char *etl__mf_winmeta_text(const char *ref);
 
 /* ---- messages (lib/decode/manifest_message.c) ------------------------ */
 

@@ -210,7 +210,7 @@ static int parse_ref(struct mf_load *L, xmlNodePtr n, const char *what, const ch
 
 /* The fast-path description of an integer field, as dec_value() would
  * decode it (pointers shown as dates are left to dec_value()). */
-static void set_fast(struct mf_field *x)
+void etl__mf_field_set_fast(struct mf_field *x)
 {
 	unsigned sz;
 	switch (x->in_type) {
@@ -309,7 +309,7 @@ static int parse_fields(struct mf_load *L, xmlNodePtr parent, unsigned depth,
 						x->out_type = out_types[k].v;
 			}
 			x->map_attr = attr(L, c, "map");
-			set_fast(x);
+			etl__mf_field_set_fast(x);
 		}
 		i++;
 	}
@@ -388,6 +388,16 @@ static const char *const winmeta_text[][2] = {
 	{ "win:Security", "Security" },
 };
 
+const char *etl__mf_winmeta_text(const char *ref)
+{
+	if (!ref)
+		return NULL;
+	for (size_t i = 0; i < sizeof winmeta_text / sizeof winmeta_text[0]; i++)
+		if (strcmp(winmeta_text[i][0], ref) == 0)
+			return winmeta_text[i][1];
+	return ref;
+}
+
 /* The text RenderingInfo shows for a task, opcode, level or channel
  * reference ref: the message of the element of that name in table t
  * (else name), winmeta's text for a predefined value, else ref itself. */
@@ -398,10 +408,7 @@ static const char *named_text(const struct mf_named *t, size_t n, const char *re
 	for (size_t i = 0; i < n; i++)
 		if (t[i].name && strcmp(t[i].name, ref) == 0)
 			return t[i].message ? t[i].message : ref;
-	for (size_t i = 0; i < sizeof winmeta_text / sizeof winmeta_text[0]; i++)
-		if (strcmp(winmeta_text[i][0], ref) == 0)
-			return winmeta_text[i][1];
-	return ref;
+	return etl__mf_winmeta_text(ref);
 }
 
 /* Opcodes may also be declared inside their task (<task><opcodes>): the

@@ -25,6 +25,7 @@ static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
 _Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
 static const char MF_SET_KEY[] = "M\001manifest-set";
+static const char EM_SET_KEY[] = "M\001event-metadata-set";
 
 /* ---- pool ------------------------------------------------------------ */
 
@@ -80,6 +81,21 @@ struct mf_set *etl__mf_set_get(etl_decoder *d, int create)
 	return s;
 }
 
+struct mf_set *etl__mf_meta_set_get(etl_decoder *d, int create)
+{
+	struct mf_set *s = etl__dec_em_set(d);
+	if (s || !create)
+		return s;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	uint64_t h = etl__dec_hash(EM_SET_KEY, sizeof EM_SET_KEY, ETL_DEC_HASH_INIT);
+	if (etl__dec_cache_add(d, h, EM_SET_KEY, sizeof EM_SET_KEY, s, set_free, 0) != ETL_OK)
+		return NULL;
+	etl__dec_set_em_set(d, s);
+	return s;
+}
+
 /* ---- events ---------------------------------------------------------- */
 
 int etl__mf_set_add_event(struct mf_set *s, struct mf_event *e)
@@ -115,6 +131,24 @@ void etl__mf_set_index(struct mf_set *s)
 {
 	qsort(s->events, s->n_events, sizeof *s->events, cmp_event);
 	memset(s->memo, 0, sizeof s->memo);     /* lookups may now differ */
+}
+
+int etl__mf_set_insert(struct mf_set *s, struct mf_event *e)
+{
+	if (!etl__mf_set_add_event(s, e))
+		return 0;
+	size_t lo = 0, hi = s->n_events - 1;    /* where e goes among the others */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_event(&s->events[mid], &e) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&s->events[lo + 1], &s->events[lo], (s->n_events - 1 - lo) * sizeof *s->events);
+	s->events[lo] = e;
+	memset(s->memo, 0, sizeof s->memo);     /* lookups may now differ */
+	return 1;
 }
 
 /* ---- lookup ---------------------------------------------------------- */

@@ -23,7 +23,8 @@
  *     whole, one with no byte left at all is a truncation.
  *   - Pointer size: ev->ptr_size. For FULL/INSTANCE records (written by a
  *     user-mode logger, whose header type need not tell how the payload was
- *     laid out) the layout is first tried with ev->ptr_size and, if that is
+ *     laid out; not for the classes marked record_ptr, the merge's) the
+ *     layout is first tried with ev->ptr_size and, if that is
  *     implausible (fails, leaves trailing bytes or yields UTF-16 text with
  *     control characters) but the other size fits exactly, the other size
  *     is used. Seen in the corpus: win7-classic-image-32.etl carries 64-bit
@@ -33,12 +34,21 @@
  *     2*P-byte TOKEN_USER, in which case the TOKEN_USER had a NULL pointer
  *     and the SID is read (win7-classic-process-32.etl). Otherwise the SID
  *     follows the 2*P TOKEN_USER bytes.
- *   - Strings: UTF-16 converted to UTF-8; 8-bit strings as CP1252; char16[n]
- *     arrays are cut at the first NUL.
+ *   - Strings: UTF-16 converted to UTF-8; 8-bit strings as CP1252 (UTF-8
+ *     for MOF_UTF8: PDB paths); char16[n] arrays are cut at the first NUL.
+ *   - Counted string arrays (MOF_USTR_ARRAY, PnP v4's filter drivers) take
+ *     their count from an earlier field and become an ETL_VAL_ARRAY of
+ *     strings; a class with one is decoded in two passes.
+ *   - MOF_LZNT1_TEXT (WinSat's XML): decompressed with the project's LZNT1
+ *     codec to the size an earlier field gives and shown as text (out-type
+ *     XML); data that does not decompress to exactly that size fails the
+ *     event (ETL_E_DECOMPRESS), over MOF_LZNT1_MAX bytes ETL_E_BAD_SIZE.
  */
 #define ETL_BUILDING_LIB 1
+#include <stddef.h>
 #include <string.h>
 
+#include "etl_compress.h"
 #include "lib/decode/decode_internal.h"
 #include "lib/common/cursor.h"
 #include "lib/decode/mof_classes.h"
@@ -64,7 +74,8 @@ static int kind_ok(int kind)
 	}
 }
 
-/* The table scan behind mof_find(). */
+/* The table scan behind mof_find(): the kernel classes, then those a
+ * trace merge adds. */
 static const struct mof_class *mof_scan(const struct etl_event *ev, const char **opname)
 {
 	const struct etl_guid *g = &ev->provider;
@@ -73,8 +84,9 @@ static const struct mof_class *mof_scan(const struct etl_event *ev, const char *
 
 	if (ev->opcode == 10 && etl_guid_equal(g, &etl__mof_guid_process))
 		g = &etl__mof_guid_image;
-	for (size_t i = 0; i < etl__mof_n_classes; i++) {
-		const struct mof_class *c = &etl__mof_classes[i];
+	for (size_t i = 0; i < etl__mof_n_classes + etl__mof_n_merged_classes; i++) {
+		const struct mof_class *c = i < etl__mof_n_classes ? &etl__mof_classes[i]
+		                            : &etl__mof_merged_classes[i - etl__mof_n_classes];
 		const char *name = NULL;
 		/* data1 first: it tells most classes apart for the price of
 		 * one comparison. */
@@ -107,12 +119,24 @@ static const struct mof_class *mof_scan(const struct etl_event *ev, const char *
 struct mof_memo {
 	struct etl_guid guid;
 	uint8_t opcode, version, used;
+	uint8_t onepass;                /* onepass_ok(c)                      */
 	const struct mof_class *c;
 	const char *opname;
 };
 static _Thread_local struct mof_memo mof_memo[MOF_MEMO_SIZE];
 
-static const struct mof_class *mof_find(const struct etl_event *ev, const char **opname)
+/* Whether the class has no array but a rest-of-payload one as its last
+ * field (what decode_onepass() needs). */
+static int onepass_ok(const struct mof_class *c)
+{
+	for (uint16_t i = 0; i < c->n_fields; i++)
+		if ((c->fields[i].kind == MOF_PTR_REST && i + 1 < c->n_fields) ||
+		    c->fields[i].kind == MOF_USTR_ARRAY)
+			return 0;
+	return 1;
+}
+
+static const struct mof_class *mof_find(const struct etl_event *ev, const char **opname, int *onepass)
 {
 	const struct etl_guid *g = &ev->provider;
 	uint32_t h = (g->data1 ^ g->data2 ^ (uint32_t)ev->opcode * 31u ^ (uint32_t)ev->version * 131u);
@@ -121,6 +145,7 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 	if (!(m->used && m->opcode == ev->opcode && m->version == ev->version && guid_eq(&m->guid, g))) {
 		m->c = mof_scan(ev, &name);
 		m->opname = name;
+		m->onepass = m->c && onepass_ok(m->c);
 		m->guid = *g;
 		m->opcode = ev->opcode;
 		m->version = ev->version;
@@ -128,12 +153,14 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 	}
 	if (opname)
 		*opname = m->opname;
+	if (onepass)
+		*onepass = m->onepass;
 	return m->c;
 }
 
 int etl__mof_match(const struct etl_event *ev)
 {
-	return kind_ok(ev->kind) && mof_find(ev, NULL) != NULL;
+	return kind_ok(ev->kind) && mof_find(ev, NULL, NULL) != NULL;
 }
 
 /* ---- the walk -------------------------------------------------------- */
@@ -154,7 +181,37 @@ struct mof_walk {
 	int onepass;
 	const char *opname;
 	uint32_t extra_slot;            /* 1 when ExtraData was reserved      */
+	/* Dry pass: the integer value of each field read so far (for the
+	 * fields that count by an earlier one; the wet pass reads them from
+	 * the properties). Last: walk_init() leaves it alone, as every value
+	 * is stored before it is read. */
+	uint64_t vals[MOF_MAX_FIELDS];
 };
+
+/* Zeroes w except its vals. */
+static void walk_init(struct mof_walk *w)
+{
+	memset(w, 0, offsetof(struct mof_walk, vals));
+}
+
+/* The value of the earlier field f->count refers to (0 when it does not
+ * refer to an earlier field: the tables never do that): the property the
+ * wet pass stored, or the value the dry one kept. */
+static uint64_t ref_val(const struct mof_walk *w, const struct mof_field *f)
+{
+	size_t i = (size_t)(f - w->c->fields);
+	if (f->count >= i || f->count >= MOF_MAX_FIELDS)
+		return 0;
+	return w->store ? etl__dec_prop(w->d, w->base + f->count)->v.u : w->vals[f->count];
+}
+
+/* Dry pass: keeps the integer value of field f for later references. */
+static inline void keep_val(struct mof_walk *w, const struct mof_field *f, uint64_t u)
+{
+	size_t i = (size_t)(f - w->c->fields);
+	if (!w->store && i < MOF_MAX_FIELDS)
+		w->vals[i] = u;
+}
 
 static int fail_short(struct mof_walk *w, const struct mof_field *f, size_t need)
 {
@@ -183,9 +240,9 @@ static int set_utf16(struct mof_walk *w, const struct mof_field *f, struct etl_p
 }
 
 static int set_ansi(struct mof_walk *w, const struct mof_field *f, struct etl_prop *pr,
-                    const uint8_t *p, size_t n)
+                    const uint8_t *p, size_t n, int utf8)
 {
-	if (!etl__dec_ansi(w->d, p, n, 0, &pr->v.str.s, &pr->v.str.len))
+	if (!etl__dec_ansi(w->d, p, n, utf8, &pr->v.str.s, &pr->v.str.len))
 		return nomem(w, f);
 	return ETL_OK;
 }
@@ -301,6 +358,83 @@ static inline int walk_int(struct mof_walk *w, const struct mof_field *f, uint32
 	return ETL_OK;
 }
 
+/* The strings of a MOF_USTR_ARRAY field (as many as the earlier field
+ * says): counted in the dry pass, stored as the children of pv (at
+ * w->next_child) in the wet one. */
+static int walk_ustr_array(struct mof_walk *w, const struct mof_field *f, struct etl_prop *pv,
+                           uint32_t idx)
+{
+	struct etl_cur *c = &w->cur;
+	uint64_t n = ref_val(w, f);
+	/* every string takes at least one byte */
+	if (n > etl_cur_left(c))
+		return fail_short(w, f, n > SIZE_MAX ? SIZE_MAX : (size_t)n);
+	pv->kind = ETL_VAL_ARRAY;
+	pv->in_type = ETL_IN_UNICODESTRING;
+	if (w->store) {
+		pv->first_child = w->next_child;
+		pv->n_children = (uint32_t)n;
+	} else {
+		w->n_items += (uint32_t)n;
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		int term = 0;
+		const uint8_t *p = etl_cur_ptr(c);
+		size_t len = u16_strlen(p, etl_cur_left(c), &term);
+		size_t off = c->pos;
+		if (etl_cur_left(c) == 0)
+			return fail_short(w, f, 1);
+		etl_cur_skip(c, term ? len + 2 : len);
+		if (!w->store) {
+			check_text(w, p, len);
+			continue;
+		}
+		struct etl_prop *e = etl__dec_prop(w->d, w->next_child++);
+		memset(e, 0, sizeof *e);
+		e->name = f->name;
+		e->in_type = ETL_IN_UNICODESTRING;
+		e->kind = ETL_VAL_STRING;
+		e->parent = idx;
+		e->payload_offset = (uint32_t)off;
+		int rc = set_utf16(w, f, e, p, len);
+		if (rc != ETL_OK)
+			return rc;
+	}
+	return ETL_OK;
+}
+
+/* A MOF_LZNT1_TEXT field: the rest of the payload, decompressed (wet pass
+ * only) to the size the earlier field gives, as UTF-16 text up to its
+ * first NUL. Data that does not decompress to that size fails the event. */
+static int walk_lznt1_text(struct mof_walk *w, const struct mof_field *f, struct etl_prop *pv)
+{
+	struct etl_cur *c = &w->cur;
+	size_t n = etl_cur_left(c);
+	const uint8_t *src = etl_cur_ptr(c);
+	uint64_t want = ref_val(w, f);
+	etl_cur_skip(c, n);
+	pv->kind = ETL_VAL_STRING;
+	pv->in_type = ETL_IN_UNICODESTRING;
+	pv->out_type = ETL_OUT_XML;
+	if (!w->store)
+		return ETL_OK;
+	if (want > MOF_LZNT1_MAX)
+		return etl__dec_fail(w->d, ETL_E_BAD_SIZE, "%s field \"%s\": decompressed size %llu is over %u bytes",
+		                     w->c->name, f->name, (unsigned long long)want, MOF_LZNT1_MAX);
+	uint8_t *buf = (uint8_t *)etl__dec_alloc(w->d, want ? (size_t)want : 1);
+	if (!buf)
+		return nomem(w, f);
+	size_t got = 0, err_pos = 0;
+	int err = 0;
+	if (etl_lznt1_decompress(src, n, buf, (size_t)want, &got, &err, &err_pos) != ETL_OK || got != want)
+		return etl__dec_fail(w->d, ETL_E_DECOMPRESS,
+		                     "%s field \"%s\" at payload offset %u: LZNT1 data %s (%zu of %llu bytes)",
+		                     w->c->name, f->name, pv->payload_offset,
+		                     got != want && !err ? "too short" : "damaged", got, (unsigned long long)want);
+	int term = 0;
+	return set_utf16(w, f, pv, buf, u16_strlen(buf, got, &term));
+}
+
 static int walk_field(struct mof_walk *w, const struct mof_field *f, uint32_t idx)
 {
 	struct etl_cur *c = &w->cur;
@@ -324,7 +458,7 @@ static int walk_field(struct mof_walk *w, const struct mof_field *f, uint32_t id
 	case MOF_GUID: case MOF_IPV6: need = 16; break;
 	case MOF_WCHARS: need = 2u * f->count; break;
 	case MOF_BIN: need = f->count; break;
-	case MOF_USTR: case MOF_ASTR: need = 1; break;
+	case MOF_USTR: case MOF_ASTR: case MOF_UTF8: need = 1; break;
 	default: need = 0; break;
 	}
 	if (need > etl_cur_left(c))
@@ -391,18 +525,35 @@ static int walk_field(struct mof_walk *w, const struct mof_field *f, uint32_t id
 			return rc;
 		break;
 	}
-	case MOF_ASTR: {
+	case MOF_ASTR: case MOF_UTF8: {
 		const uint8_t *p = etl_cur_ptr(c);
 		size_t avail = etl_cur_left(c);
 		const uint8_t *z = memchr(p, 0, avail);
 		size_t n = z ? (size_t)(z - p) : avail;
+		int utf8 = f->kind == MOF_UTF8;
 		pv.kind = ETL_VAL_STRING;
 		pv.in_type = ETL_IN_ANSISTRING;
+		pv.out_type = utf8 ? ETL_OUT_UTF8 : 0;
 		etl_cur_skip(c, z ? n + 1 : n);
-		if (w->store && (rc = set_ansi(w, f, &pv, p, n)) != ETL_OK)
+		if (w->store && (rc = set_ansi(w, f, &pv, p, n, utf8)) != ETL_OK)
 			return rc;
 		break;
 	}
+	case MOF_BIN_REST:
+		pv.kind = ETL_VAL_BINARY;
+		pv.in_type = ETL_IN_BINARY;
+		pv.out_type = ETL_OUT_HEXBINARY;
+		pv.v.bin.len = etl_cur_left(c);
+		pv.v.bin.p = etl_cur_bytes(c, pv.v.bin.len);
+		break;
+	case MOF_USTR_ARRAY:
+		if ((rc = walk_ustr_array(w, f, &pv, idx)) != ETL_OK)
+			return rc;
+		break;
+	case MOF_LZNT1_TEXT:
+		if ((rc = walk_lznt1_text(w, f, &pv)) != ETL_OK)
+			return rc;
+		break;
 	case MOF_PTR_REST: {
 		size_t n = etl_cur_left(c) / P;
 		pv.kind = ETL_VAL_ARRAY;
@@ -453,6 +604,7 @@ static int walk_field(struct mof_walk *w, const struct mof_field *f, uint32_t id
 		pv.out_type = f->out;
 	if (c->err)
 		return fail_short(w, f, need);
+	keep_val(w, f, pv.v.u);
 	if (w->store)
 		*etl__dec_prop(w->d, idx) = pv;
 	return ETL_OK;
@@ -479,7 +631,7 @@ static int measure(const struct mof_class *c, const struct etl_event *ev, unsign
                    size_t *extra, uint32_t *items, int *implausible)
 {
 	struct mof_walk w;
-	memset(&w, 0, sizeof w);
+	walk_init(&w);
 	w.c = c;
 	w.ptr = ptr;
 	if (walk(&w, ev) != ETL_OK)
@@ -488,16 +640,6 @@ static int measure(const struct mof_class *c, const struct etl_event *ev, unsign
 	*items = w.n_items;
 	*implausible = w.implausible;
 	return ETL_OK;
-}
-
-/* Whether the rest-of-payload array, if the class has one, is its last
- * field (what decode_onepass() needs). */
-static int rest_last(const struct mof_class *c)
-{
-	for (uint16_t i = 0; i + 1 < c->n_fields; i++)
-		if (c->fields[i].kind == MOF_PTR_REST)
-			return 0;
-	return 1;
 }
 
 /* The same properties as the dry-then-wet passes of etl__mof_decode(), in
@@ -513,7 +655,7 @@ static int decode_onepass(etl_decoder *d, const struct etl_event *ev, const stru
 		return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE,
 		                     "%s/%s: too many properties", c->name, opname);
 	struct mof_walk w;
-	memset(&w, 0, sizeof w);
+	walk_init(&w);
 	w.d = d;
 	w.c = c;
 	w.ptr = ptr;
@@ -544,7 +686,8 @@ int etl__mof_decode(etl_decoder *d, const struct etl_event *ev)
 {
 	struct etl_decoded *res = etl__dec_result(d);
 	const char *opname = NULL;
-	const struct mof_class *c = mof_find(ev, &opname);
+	int onepass = 0;
+	const struct mof_class *c = mof_find(ev, &opname, &onepass);
 	unsigned ptr = ev->ptr_size == 4 ? 4 : 8;
 	size_t extra = 0;
 	uint32_t items = 0;
@@ -557,10 +700,11 @@ int etl__mof_decode(etl_decoder *d, const struct etl_event *ev)
 	res->event_name = opname;
 	res->opcode_name = opname;
 
-	/* Records of the kernel logger: one pass, no dry one (the pointer
-	 * size is the record's). */
-	if (!(ev->kind == ETL_HDR_FULL_HEADER32 || ev->kind == ETL_HDR_FULL_HEADER64 ||
-	      ev->kind == ETL_HDR_INSTANCE32 || ev->kind == ETL_HDR_INSTANCE64) && rest_last(c))
+	/* Records of the kernel logger, and classes whose pointers are the
+	 * record's: one pass, no dry one (the pointer size is the record's). */
+	if ((c->record_ptr || !(ev->kind == ETL_HDR_FULL_HEADER32 || ev->kind == ETL_HDR_FULL_HEADER64 ||
+	                        ev->kind == ETL_HDR_INSTANCE32 || ev->kind == ETL_HDR_INSTANCE64)) &&
+	    onepass)
 		return decode_onepass(d, ev, c, opname, ptr);
 
 	int ok = measure(c, ev, ptr, &extra, &items, &impl) == ETL_OK;
@@ -580,7 +724,7 @@ int etl__mof_decode(etl_decoder *d, const struct etl_event *ev)
 	}
 
 	struct mof_walk w;
-	memset(&w, 0, sizeof w);
+	walk_init(&w);
 	w.d = d;
 	w.c = c;
 	w.ptr = ptr;

@@ -30,13 +30,29 @@ enum mof_kind {
 	MOF_IPV4,       /* 4 bytes, network order                               */
 	MOF_IPV6,       /* 16 bytes                                             */
 	MOF_PORT,       /* u16 big-endian                                       */
-	MOF_PTR_REST    /* the rest of the payload as an array of pointers      */
+	MOF_PTR_REST,   /* the rest of the payload as an array of pointers      */
+	MOF_UTF8,       /* NUL-terminated 8-bit string read as UTF-8            */
+	MOF_BIN_REST,   /* the rest of the payload as raw bytes                 */
+	MOF_USTR_ARRAY, /* NUL-terminated UTF-16LE strings; how many: the value
+	                   of the earlier field whose index is count            */
+	MOF_LZNT1_TEXT  /* the rest of the payload, LZNT1-compressed UTF-16LE
+	                   text; its decompressed size: the value of the
+	                   earlier field whose index is count                   */
 };
+
+/* Most fields a class may have (the walk keeps their integer values for
+ * the fields that refer to an earlier one). */
+#define MOF_MAX_FIELDS 32u
+
+/* Largest decompressed size MOF_LZNT1_TEXT accepts. */
+#define MOF_LZNT1_MAX (16u << 20)
 
 struct mof_field {
 	const char *name;
 	uint8_t kind;           /* enum mof_kind                               */
-	uint16_t count;         /* MOF_WCHARS / MOF_BIN size; 0 otherwise      */
+	uint16_t count;         /* MOF_WCHARS / MOF_BIN size; MOF_USTR_ARRAY /
+	                           MOF_LZNT1_TEXT: index of the earlier integer
+	                           field holding the number; 0 otherwise      */
 	uint16_t out;           /* enum etl_out_type override, 0 = default     */
 };
 
@@ -53,10 +69,17 @@ struct mof_class {
 	uint8_t n_ops;
 	const struct mof_field *fields;
 	uint16_t n_fields;
+	/* 1: pointer-sized fields take the record's pointer size even in
+	 * FULL / INSTANCE records (no guess from the payload, lib/decode/mof.c) */
+	uint8_t record_ptr;
 };
 
+/* The kernel classes (lib/decode/mof_kernel_classes.c) and the classes
+ * a trace merge adds (lib/decode/mof_merged_classes.c). */
 extern const struct mof_class etl__mof_classes[];
 extern const size_t etl__mof_n_classes;
+extern const struct mof_class etl__mof_merged_classes[];
+extern const size_t etl__mof_n_merged_classes;
 
 /* GUIDs used by the lookup's special cases. */
 extern const struct etl_guid etl__mof_guid_process;

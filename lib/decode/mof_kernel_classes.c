@@ -5,10 +5,13 @@
  * (with their names) and the field list. lib/decode/mof.c walks them.
  *
  * Coverage: EventTrace (Header 0, Extension 5, RundownComplete 8,
- * EndExtension 32, PartitionInfoExtension 80), Lost_Event, Process v0-v4
+ * EndExtension 32, DbgIdRSDS 64, BuildInfo 66, PartitionInfoExtension 80),
+ * Lost_Event, Process v0-v4
  * (+ Terminate, PerfCtr), Thread v2/v3 (+ CSwitch), Image v0-v3 (+
  * KernelBase, HypercallPage), DiskIo v2/v3, FileIo v2/v3, TcpIp v2, UdpIp
- * v2, Registry v2, PageFault v2, PerfInfo v2/v3, StackWalk, SystemConfig v2.
+ * v2, Registry v2, PageFault v2, PerfInfo v2/v3, StackWalk, SystemConfig v2
+ * (+ CPU and Services v3, PnP v4). The classes a trace merge adds are in
+ * lib/decode/mof_merged_classes.c.
  * A version absent here is decoded with the closest lower one (lib/decode/mof.c).
  */
 #define ETL_BUILDING_LIB 1
@@ -39,9 +42,9 @@ static const struct etl_guid g_lost = G(0x6a399ae0, 0x4bc6, 0x4de9, 0x87, 0x0b, 
 #define ARR(a)        a, (sizeof a / sizeof a[0])
 #define CLASS(g, name, ver, ops, fields) \
 	{ &g, name, ver, ops, (uint8_t)(sizeof ops / sizeof ops[0]), \
-	  fields, (uint16_t)(sizeof fields / sizeof fields[0]) }
+	  fields, (uint16_t)(sizeof fields / sizeof fields[0]), 0 }
 #define CLASS0(g, name, ver, ops) \
-	{ &g, name, ver, ops, (uint8_t)(sizeof ops / sizeof ops[0]), NULL, 0 }
+	{ &g, name, ver, ops, (uint8_t)(sizeof ops / sizeof ops[0]), NULL, 0, 0 }
 
 /* ---- EventTrace ------------------------------------------------------ */
 
@@ -65,6 +68,15 @@ static const struct mof_field f_et_ext[] = {
 	F("GroupMask7", MOF_HEX32), F("GroupMask8", MOF_HEX32), F("KernelEventVersion", MOF_U32),
 };
 static const struct mof_op op_et_rd[] = { { 8, "RundownComplete" } };
+/* doc/decoding.md §10.4: the PDB of the logging binary (GUID, age, name)
+ * and the build of the system, in the header buffer of some user-mode
+ * traces. */
+static const struct mof_op op_et_rsds[] = { { 64, "DbgIdRSDS" } };
+static const struct mof_field f_et_rsds[] = {
+	F("GuidSig", MOF_GUID), F("Age", MOF_U32), F("PdbFileName", MOF_UTF8),
+};
+static const struct mof_op op_et_build[] = { { 66, "BuildInfo" } };
+static const struct mof_field f_et_build[] = { F("BuildLab", MOF_ASTR) };
 /* doc/format.md §2.6: u16 version, u16 reserved, u32 partition type,
  * i64 QPC offset from the root partition, then (version 0) the partition
  * and parent partition GUIDs (0x30 bytes, all zero for the host). Same
@@ -392,6 +404,16 @@ static const struct mof_field f_cfg_cpu[] = {
 	FN("ComputerName", MOF_WCHARS, 256), FN("DomainName", MOF_WCHARS, 134),
 	F("HyperThreadingFlag", MOF_SIZET),
 };
+/* Version 3 appends seven fields (doc/decoding.md §10.5). */
+static const struct mof_field f_cfg_cpu3[] = {
+	F("MHz", MOF_U32), F("NumberOfProcessors", MOF_U32), F("MemSize", MOF_U32),
+	F("PageSize", MOF_U32), F("AllocationGranularity", MOF_U32),
+	FN("ComputerName", MOF_WCHARS, 256), FN("DomainName", MOF_WCHARS, 134),
+	F("HyperThreadingFlag", MOF_SIZET), F("HighestUserAddress", MOF_PTR),
+	F("ProcessorArchitecture", MOF_U16), F("ProcessorLevel", MOF_U16),
+	F("ProcessorRevision", MOF_HEX16), F("PaeEnabled", MOF_U8), F("NxEnabled", MOF_U8),
+	F("MemorySpeed", MOF_U32),
+};
 static const struct mof_op op_cfg_phy[] = { { 11, "PhyDisk" } };
 static const struct mof_field f_cfg_phy[] = {
 	F("DiskNumber", MOF_U32), F("BytesPerSector", MOF_U32), F("SectorsPerTrack", MOF_U32),
@@ -429,6 +451,11 @@ static const struct mof_field f_cfg_svc[] = {
 	F("ProcessId", MOF_U32), F("ServiceState", MOF_U32), F("SubProcessTag", MOF_U32),
 	F("ServiceName", MOF_USTR), F("DisplayName", MOF_USTR), F("ProcessName", MOF_USTR),
 };
+static const struct mof_field f_cfg_svc3[] = {
+	F("ProcessId", MOF_U32), F("ServiceState", MOF_U32), F("SubProcessTag", MOF_U32),
+	F("ServiceName", MOF_USTR), F("DisplayName", MOF_USTR), F("ProcessName", MOF_USTR),
+	F("LoadOrderGroup", MOF_USTR), F("SvchostGroup", MOF_USTR),
+};
 static const struct mof_op op_cfg_power[] = { { 16, "Power" } };
 static const struct mof_field f_cfg_power[] = {
 	F("S1", MOF_U8), F("S2", MOF_U8), F("S3", MOF_U8), F("S4", MOF_U8), F("S5", MOF_U8),
@@ -449,6 +476,37 @@ static const struct mof_field f_cfg_pnp[] = {
 	F("IDLength", MOF_U32), F("DescriptionLength", MOF_U32), F("FriendlyNameLength", MOF_U32),
 	F("DeviceID", MOF_USTR), F("DeviceDescription", MOF_USTR), F("FriendlyName", MOF_USTR),
 };
+/* Version 4: the class GUID and the filter drivers, their counts first
+ * (fields 1 and 2), their names last (doc/decoding.md §10.5). */
+static const struct mof_field f_cfg_pnp4[] = {
+	F("ClassGuid", MOF_GUID), F("UpperFiltersCount", MOF_U32), F("LowerFiltersCount", MOF_U32),
+	F("DeviceID", MOF_USTR), F("DeviceDescription", MOF_USTR), F("FriendlyName", MOF_USTR),
+	F("PdoName", MOF_USTR), F("ServiceName", MOF_USTR), FN("UpperFilters", MOF_USTR_ARRAY, 1),
+	FN("LowerFilters", MOF_USTR_ARRAY, 2),
+};
+/* doc/decoding.md §10.5: the configuration records tracerpt's MOF lacks. */
+static const struct mof_op op_cfg_optical[] = { { 18, "OpticalMedia" } };
+static const struct mof_field f_cfg_optical[] = {
+	F("DiskNumber", MOF_U16), F("BusType", MOF_U16), F("DeviceType", MOF_U16),
+	F("MediaType", MOF_U16), F("StartingOffset", MOF_U64), F("Size", MOF_U64),
+	F("NumberOfFreeBlocks", MOF_U64), F("TotalNumberOfBlocks", MOF_U64),
+	F("NextWritableAddress", MOF_U64), F("NumberOfSessions", MOF_U32),
+	F("NumberOfTracks", MOF_U32), F("BytesPerSector", MOF_U32), F("DiscStatus", MOF_U16),
+	F("LastSessionStatus", MOF_U16), F("DriveLetter", MOF_USTR), F("FileSystemName", MOF_USTR),
+	F("DeviceName", MOF_ASTR), F("ManufacturerName", MOF_ASTR),
+};
+static const struct mof_op op_cfg_ide[] = { { 23, "IDEChannel" } };
+static const struct mof_field f_cfg_ide[] = {
+	F("TargetId", MOF_U32), F("DeviceType", MOF_U32), F("DeviceTimingMode", MOF_HEX32),
+	F("LocationInformationLen", MOF_U32), F("LocationInformation", MOF_USTR),
+};
+static const struct mof_op op_cfg_platform[] = { { 25, "Platform" } };
+static const struct mof_field f_cfg_platform[] = {
+	F("SystemManufacturer", MOF_USTR), F("SystemProductName", MOF_USTR),
+	F("BiosDate", MOF_USTR), F("BiosVersion", MOF_USTR),
+};
+static const struct mof_op op_cfg_dpi[] = { { 28, "DPI" } };
+static const struct mof_field f_cfg_dpi[] = { F("MachineDPI", MOF_U32), F("UserDPI", MOF_U32) };
 
 /* ---- the table ------------------------------------------------------- */
 
@@ -456,6 +514,8 @@ const struct mof_class etl__mof_classes[] = {
 	CLASS(g_eventtrace, "EventTrace", 0, op_et_header, f_et_header),
 	CLASS(g_eventtrace, "EventTrace", 0, op_et_ext, f_et_ext),
 	CLASS0(g_eventtrace, "EventTrace", 0, op_et_rd),
+	CLASS(g_eventtrace, "EventTrace", 0, op_et_rsds, f_et_rsds),
+	CLASS(g_eventtrace, "EventTrace", 0, op_et_build, f_et_build),
 	CLASS(g_eventtrace, "EventTrace", 0, op_et_part, f_et_part),
 	CLASS0(g_lost, "Lost_Event", 0, op_lost),
 
@@ -527,15 +587,22 @@ const struct mof_class etl__mof_classes[] = {
 	CLASS(g_stackwalk, "StackWalk", 0, op_stack_ref, f_stack_ref),
 
 	CLASS(g_config, "SystemConfig", 2, op_cfg_cpu, f_cfg_cpu),
+	CLASS(g_config, "SystemConfig", 3, op_cfg_cpu, f_cfg_cpu3),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_phy, f_cfg_phy),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_log, f_cfg_log),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_nic, f_cfg_nic),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_video, f_cfg_video),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_svc, f_cfg_svc),
+	CLASS(g_config, "SystemConfig", 3, op_cfg_svc, f_cfg_svc3),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_power, f_cfg_power),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_net, f_cfg_net),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_irq, f_cfg_irq),
 	CLASS(g_config, "SystemConfig", 2, op_cfg_pnp, f_cfg_pnp),
+	CLASS(g_config, "SystemConfig", 4, op_cfg_pnp, f_cfg_pnp4),
+	CLASS(g_config, "SystemConfig", 2, op_cfg_optical, f_cfg_optical),
+	CLASS(g_config, "SystemConfig", 2, op_cfg_ide, f_cfg_ide),
+	CLASS(g_config, "SystemConfig", 2, op_cfg_platform, f_cfg_platform),
+	CLASS(g_config, "SystemConfig", 2, op_cfg_dpi, f_cfg_dpi),
 };
 
 const size_t etl__mof_n_classes = sizeof etl__mof_classes / sizeof etl__mof_classes[0];

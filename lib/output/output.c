@@ -262,7 +262,9 @@ int etl_output_set_flags(etl_output *o, unsigned flags)
 		return ETL_FAILED;
 	if (o->state != ETL_OST_NEW)
 		return misuse(o, "etl_output_set_flags() called after etl_output_begin()");
-	if ((flags & ~ETL_OUTPUT_TEXT_RECORD) || (flags && o->ops != &etl__out_text))
+	if ((flags & ~(ETL_OUTPUT_TEXT_RECORD | ETL_OUTPUT_EXPLAIN)) ||
+	    ((flags & ETL_OUTPUT_TEXT_RECORD) && o->ops != &etl__out_text) ||
+	    ((flags & ETL_OUTPUT_EXPLAIN) && o->ops != &etl__out_json && o->ops != &etl__out_jsonl))
 		return misuse(o, "etl_output_set_flags(): a flag the format does not have");
 	o->r.flags = flags;
 	return ETL_OK;
@@ -359,6 +361,9 @@ int etl_output_event(etl_output *o, const struct etl_event *ev, const struct etl
 		r.payload = ev->payload;
 		r.payload_len = ev->payload ? ev->payload_size : 0;
 	}
+	if (o->r.flags & ETL_OUTPUT_EXPLAIN)
+		r.decoding_source = etl_decode_source_name(dec && dec->status == ETL_OK ? dec->source
+		                                                                     : ETL_DECODE_NONE);
 	return o->ops->event(&o->r, &r);
 }
 

@@ -214,6 +214,11 @@ struct etl_out_rec {
 	 * take a name pointer it remembered under this same value, with its
 	 * text, as still having that text, without comparing it. */
 	uint64_t names_gen;
+
+	/* ETL_OUTPUT_EXPLAIN: the name of the decoder source that decoded
+	 * the payload (etl_decode_source_name(), "none" when it was not
+	 * decoded); NULL otherwise and for the header event. */
+	const char *decoding_source;
 };
 
 /* ---- the renderer contract --------------------------------------------- */

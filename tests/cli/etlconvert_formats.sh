@@ -50,17 +50,24 @@ tail -1 "$d/stdout.xml" | grep -q '^</Events>$' || fail "xml: no </Events> at th
 # The TraceLogging events and the EventTrace records are decoded.
 grep -q '<Data Name="Function">LxpDrvFsTypeMount</Data>' "$d/stdout.xml" || fail "xml: TraceLogging property missing"
 grep -q '<Data Name="PartitionType">0</Data>' "$d/stdout.xml" || fail "xml: PartitionInfoExtension not decoded"
-# An event without a schema (SystemConfigEx, FULL_HEADER64, in a relogged
-# file) is kept with its payload in hex and the reason.
-S=$C/eventsource-selfdescribing-compressed.etl
+# An event without a schema (Microsoft-Windows-PowerShell, whose manifest
+# is not given) is kept with its payload in hex and the reason.
+S=$C/powershell-manifest.etl
 "$X" -f xml "$S" > "$d/nos.xml" || fail "xml of $S: exit $?"
 "$X" -f text "$S" > "$d/nos.text" || fail "text of $S: exit $?"
-grep -q '<ProcessingErrorData><ErrorCode>11</ErrorCode><DataItemName/><EventPayload>43003A005C00570049004E' "$d/nos.xml" ||
+grep -q '<ProcessingErrorData><ErrorCode>11</ErrorCode><DataItemName/><EventPayload>20002000200020002000' "$d/nos.xml" ||
 	fail "xml: no ProcessingErrorData"
-grep -q 'ProcessingErrorData.*<!-- no schema for this event: provider=9b79ee91-b5fd-41c0-a243-4248e266e9d0 (SystemConfigEx)' "$d/nos.xml" ||
+grep -q 'ProcessingErrorData.*<!-- no schema for this event: provider=a0c1853b-5c40-4b15-8766-3cf1c58f985a, id=7937, version=1' "$d/nos.xml" ||
 	fail "xml: no reason comment"
-grep -q 'SystemConfigEx .* ErrorCode=11 Reason="no schema for this event: .*" EventPayload=43003A00' "$d/nos.text" ||
+grep -q 'a0c1853b-5c40-4b15-8766-3cf1c58f985a id=7937 .* ErrorCode=11 Reason="no schema for this event: .*" EventPayload=20002000' "$d/nos.text" ||
 	fail "text: undecodable event not kept"
+# The records a trace merge adds are decoded (SystemConfigEx, FULL_HEADER64,
+# in a relogged file): the system paths keep their trailing backslash.
+M=$C/eventsource-selfdescribing-compressed.etl
+"$X" -f xml "$M" > "$d/merged.xml" || fail "xml of $M: exit $?"
+grep -q '<Data Name="SystemWindowsDirectory">C:\\WINDOWS\\</Data>' "$d/merged.xml" ||
+	fail "xml: SystemConfigEx SystemPaths not decoded"
+grep -q 'ProcessingErrorData' "$d/merged.xml" && fail "xml: $M has an undecoded event"
 if command -v xmllint >/dev/null 2>&1; then
 	xmllint --noout "$d/stdout.xml" || fail "xml: not well-formed"
 fi
