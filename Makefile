@@ -29,7 +29,9 @@ Q = $(if $(filter 1,$(V) $(VERBOSE)),,@)
 comma := ,
 # A make that `make run` / `make check` start prints nothing when there is
 # nothing to build (no "Nothing to be done" lines), unless V=1.
-SUBMAKE := $(MAKE) --no-print-directory $(if $(Q),-s)
+# make run and make check build with every processor unless -j was given.
+JOBS = $(if $(findstring j,$(filter-out --%,$(MAKEFLAGS))),,-j$(shell nproc 2>/dev/null || echo 1))
+SUBMAKE = $(MAKE) $(JOBS) --no-print-directory $(if $(Q),-s)
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -158,7 +160,7 @@ deps:
 
 ## run: install dependencies, build, and run the tools on bundled samples
 run: deps
-	$(Q)$(SUBMAKE) all
+	+$(Q)$(SUBMAKE) all
 	$(Q)echo "== etldump --header $(SAMPLE)"
 	$(Q)./$(O)/bin/etldump --header $(SAMPLE)
 	$(Q)echo "== etldump $(SAMPLE)"
@@ -195,7 +197,7 @@ $(O)/bench/%: $(OBJ)/bench/%.o $(LIB_A)
 
 ## check: install dependencies, build, run the unit/corpus/CLI tests and replay the fuzz corpora
 check: deps
-	$(Q)$(SUBMAKE) all test-build
+	+$(Q)$(SUBMAKE) all test-build
 	$(Q)CC="$(CC)" CXX="$(CXX)" ETL_SANITIZE="$(SANITIZE)" ETL_SAN_FLAGS="$(SAN_FLAGS)" \
 		sh tests/run.sh $(O)
 
