@@ -140,6 +140,8 @@ struct etl_session {
 	_Atomic int accepting;          /* new buffers may be taken           */
 	_Atomic int full;               /* SEQUENTIAL: size limit reached     */
 	int rclass;                     /* routing order (see deliver)        */
+	uint32_t stamp_ct;              /* clock type that stamps events; 0:
+	                                   the caller's clock (p.clock)        */
 	uint16_t logger_id;
 	char *name, *file_name;
 	struct etl_session_props p;
@@ -151,6 +153,11 @@ struct etl_session {
 	/* clock */
 	int64_t start_ts, start_ft;
 	uint32_t cpu_mhz;
+	/* The caller's clock: when the flush timer is due next (FILETIME),
+	 * and etl_session_clock_advanced()'s requests to the logger (lock). */
+	_Atomic int64_t clk_next;
+	uint64_t clk_seq, clk_done;
+	int clk_rc;                     /* the last timer round's output      */
 
 	struct etl__rt_cpu *cpus;       /* nproc, cache-line aligned          */
 	struct etl__rt_buf *bufs;       /* max_bufs                           */
@@ -238,6 +245,18 @@ void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
 int64_t etl__rt_now(uint32_t clock_type);
 /*! etl__rt_filetime_now() : the time of day as a FILETIME. */
 int64_t etl__rt_filetime_now(void);
+/*! etl__rt_clock_start() : reads the clock of s at start: start_ts,
+ *  start_ft, cpu_mhz and stamp_ct (the caller's clock or the system's,
+ *  measured as the clock type needs). */
+void etl__rt_clock_start(struct etl_session *s);
+/*! etl__rt_clock_read() : the raw timestamp of a session whose clock is
+ *  the caller's (stamp_ct 0), in its clock type. */
+int64_t etl__rt_clock_read(const struct etl_session *s);
+/*! etl__rt_session_now() : the raw timestamp of s now, in its clock. */
+static inline int64_t etl__rt_session_now(const struct etl_session *s)
+{
+	return s->stamp_ct ? etl__rt_now(s->stamp_ct) : etl__rt_clock_read(s);
+}
 /* The QPC clock's rate (Hz) as the latest header got it: the TSC's, or
  * 10 MHz when QPC is CLOCK_MONOTONIC (see lib/trace/trace_clock.c). */
 int64_t etl__rt_qpc_freq(void);
@@ -246,9 +265,14 @@ int64_t etl__rt_qpc_freq(void);
  *  CPU speed in MHz for ETL_CLOCK_CPUCYCLE, else 0. */
 uint32_t etl__rt_clock_prepare(uint32_t clock_type);
 /*! etl__rt_clock_figures() : the QPC rate and boot time of the header of a
- *  session whose clock read start_ts at the FILETIME start_ft. */
+ *  session whose clock read start_ts at the FILETIME start_ft (a session
+ *  on the caller's clock: see etl__rt_clock_own_figures()). */
 void etl__rt_clock_figures(uint32_t clock_type, int64_t start_ts, int64_t start_ft,
                            int64_t *perf_freq, int64_t *boot_time);
+/*! etl__rt_clock_own_figures() : the same for a session on the caller's
+ *  clock: 10 MHz, booted when it started. @return : 1 when s has such a
+ *  clock (and the figures were set), else 0. */
+int etl__rt_clock_own_figures(const struct etl_session *s, int64_t *perf_freq, int64_t *boot_time);
 /*! etl__rt_clock_refine() : QPC from the TSC: its rate measured again over
  *  the longer interval, and the boot time it implies. @return : 1 when
  *  *perf_freq and *boot_time were updated, 0 for other clocks. */
@@ -258,8 +282,11 @@ int etl__rt_clock_refine(uint32_t clock_type, int64_t start_ts, int64_t start_ft
 /* ---- properties, errors (lib/trace/trace_session_props.c) ------------------ */
 
 /*! etl__rt_check_props() : p usable for a session named name; otherwise
- *  the reason in s's error record. @return : ETL_OK, ETL_FAILED. */
-int etl__rt_check_props(struct etl_session *s, const char *name, const struct etl_session_props *p);
+ *  the reason in s's error record. *out gets p as this version of the
+ *  library reads it (members past an older caller's struct_size are 0).
+ *  @return : ETL_OK, ETL_FAILED. */
+int etl__rt_check_props(struct etl_session *s, const char *name, const struct etl_session_props *p,
+                        struct etl_session_props *out);
 /*! etl__rt_mode_bits() : the LogFileMode of p's files. */
 uint32_t etl__rt_mode_bits(const struct etl_session_props *p);
 /*! etl__rt_serr() : sets s's error record (etl_session_errcode/errmsg). */
@@ -342,6 +369,11 @@ int etl__rt_enable(uint16_t logger_id, const struct etl_guid *provider,
 /*! etl__rt_disable() : the same, disabling. @return : ETL_OK, or
  *  ETL_FAILED when the session does not enable provider. */
 int etl__rt_disable(uint16_t logger_id, const struct etl_guid *provider);
+/*! etl__rt_capture_state() : runs the enable callbacks of provider's
+ *  registrations with ETL_CONTROL_CAPTURE_STATE and the level and keywords
+ *  of the session of logger_id (control lock held). @return : ETL_OK, or
+ *  ETL_FAILED when that session does not enable provider. */
+int etl__rt_capture_state(uint16_t logger_id, const struct etl_guid *provider);
 /*! etl__rt_disable_all() : removes the session of logger_id from every
  *  provider (control lock held), with the enable callbacks, or without
  *  (callbacks 0: in a forked child). */

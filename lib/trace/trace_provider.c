@@ -222,6 +222,25 @@ int etl__rt_disable(uint16_t logger_id, const struct etl_guid *provider)
 	return ETL_OK;
 }
 
+int etl__rt_capture_state(uint16_t logger_id, const struct etl_guid *provider)
+{
+	struct etl__rt_gentry *g = entry_find(provider);
+	uint32_t mask = g ? atomic_load(&g->mask) : 0;
+	for (int i = 0; i < ETL_RT_SLOTS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		uint64_t w, a, l;
+		slot_read(&g->slot[i], &w, &a, &l);
+		if ((w & 0xFF) != logger_id)
+			continue;
+		for (struct etl__provider_impl *r = g->regs; r; r = r->next)
+			if (r->cb)
+				r->cb(r->cb_ctx, ETL_CONTROL_CAPTURE_STATE, (uint8_t)(w >> 8), a, l);
+		return ETL_OK;
+	}
+	return ETL_FAILED;
+}
+
 void etl__rt_disable_all(uint16_t logger_id, int callbacks)
 {
 	struct etl__rt_gentry *g = g_entries;
@@ -397,12 +416,18 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 		if (!ok[k])
 			continue;
 		struct etl_session *s = t[k].s;
-		uint32_t ct = s->p.clock_type & 3u;
-		if (!(have_ts & (1u << ct))) {
-			ts[ct] = etl__rt_now(ct);
-			have_ts |= 1u << ct;
+		/* One reading per clock type for all sessions; a session on the
+		 * caller's clock (stamp_ct 0) reads its own. */
+		uint32_t ct = s->stamp_ct & 3u;
+		if (!ct) {
+			st.timestamp = etl__rt_clock_read(s);
+		} else {
+			if (!(have_ts & (1u << ct))) {
+				ts[ct] = etl__rt_now(ct);
+				have_ts |= 1u << ct;
+			}
+			st.timestamp = ts[ct];
 		}
-		st.timestamp = ts[ct];
 		st.props = t[k].props;
 		st.logger_id = s->logger_id;
 		uint32_t asize = res[k].size;

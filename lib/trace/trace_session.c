@@ -102,10 +102,12 @@ static void orphan_all(void)
 	}
 }
 
-int etl_session_start(etl_session *s, const char *name, const struct etl_session_props *p)
+int etl_session_start(etl_session *s, const char *name, const struct etl_session_props *props)
 {
 	uint32_t nproc = etl__rt_nproc();
-	int rc = etl__rt_check_props(s, name, p);
+	struct etl_session_props pv;                /* props as this version reads them */
+	const struct etl_session_props *p = &pv;
+	int rc = etl__rt_check_props(s, name, props, &pv);
 	if (rc != ETL_OK)
 		return rc;
 	etl__rt_ctl_lock();
@@ -165,6 +167,7 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	s->quit = 0;
 	s->flush_req = 0;
 	s->flush_seq = s->flush_done = 0;
+	s->clk_seq = s->clk_done = 0;
 	s->lost_final = 0;
 	atomic_store(&s->full, 0);
 	atomic_store(&s->epoch, 0);
@@ -192,10 +195,10 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 			return ETL_FATAL;
 		}
 	}
-	s->cpu_mhz = etl__rt_clock_prepare(p->clock_type);
-	s->start_ts = etl__rt_now(p->clock_type);
-	s->start_ft = p->clock_type == ETL_CLOCK_SYSTEMTIME ? s->start_ts : etl__rt_filetime_now();
+	etl__rt_clock_start(s);
 	fill_writer_options(s, etl__rt_tid());
+	/* The caller's clock: nothing measured, a 10 MHz QPC from start. */
+	etl__rt_clock_own_figures(s, &s->wo.perf_freq, &s->wo.boot_time);
 	if (etl__rt_pool_init(s) != ETL_OK) {
 		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the buffers: buffers=%u, size=%u",
 		             s->p.min_buffers, s->bs);
@@ -272,6 +275,23 @@ int etl_session_disable(etl_session *s, const struct etl_guid *provider)
 	return ETL_OK;
 }
 
+int etl_session_capture_state(etl_session *s, const struct etl_guid *provider)
+{
+	etl__rt_ctl_lock();
+	if (s->state != ETL_RT_RUNNING) {
+		etl__rt_serr(s, ETL_E_MISUSE, "The session is not running");
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
+	if (!provider || etl__rt_capture_state(s->logger_id, provider) != ETL_OK) {
+		etl__rt_serr(s, ETL_E_NOT_FOUND, "The provider is not enabled on this session");
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
+	etl__rt_ctl_unlock();
+	return ETL_OK;
+}
+
 /* ---- flush / stop ----------------------------------------------------- */
 
 int etl_session_flush(etl_session *s)
@@ -294,6 +314,36 @@ int etl_session_flush(etl_session *s)
 	int rc = s->flush_rc;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+/* The caller's clock moved: when the flush timer is due, the logger runs
+ * one timer round (lib/trace/trace_logger.c) and we wait for it, so that
+ * the flush holds exactly the events written before this call. */
+int etl_session_clock_advanced(etl_session *s)
+{
+	if (!s->p.clock || s->p.flush_timer_ms == 0) {
+		if (!s->p.clock)
+			etl__rt_serr(s, ETL_E_MISUSE, "The session does not run on the caller's clock");
+		return s->p.clock ? ETL_OK : ETL_FAILED;
+	}
+	if (atomic_load(&s->accepting) &&
+	    s->p.clock(s->p.clock_ctx) < atomic_load_explicit(&s->clk_next, memory_order_acquire))
+		return ETL_OK;
+	etl__rt_ctl_lock();
+	if (s->state != ETL_RT_RUNNING) {
+		etl__rt_serr(s, ETL_E_MISUSE, "The session is not running");
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
+	pthread_mutex_lock(&s->lock);
+	uint64_t target = ++s->clk_seq;
+	pthread_cond_signal(&s->cv_logger);
+	etl__rt_ctl_unlock();
+	while (s->clk_done < target)
+		pthread_cond_wait(&s->cv_done, &s->lock);
+	int rc = s->clk_rc;
+	pthread_mutex_unlock(&s->lock);
+	return rc == ETL_OK ? ETL_OK : ETL_FATAL;
 }
 
 int etl_session_stop(etl_session *s)
