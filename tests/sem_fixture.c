@@ -49,18 +49,23 @@ void sfx_teardown(void)
 
 void sfx_start(struct sfx *x, etl_sem_config *cfg, int blocking)
 {
+	struct etl_sem_options o;
+	etl_sem_options_init(&o);
+	o.blocking = blocking;
+	sfx_start_with(x, cfg, &o);
+}
+
+void sfx_start_with(struct sfx *x, etl_sem_config *cfg, struct etl_sem_options *o)
+{
 	memset(x, 0, sizeof *x);
 	snprintf(x->dir, sizeof x->dir, "/tmp/check_sem.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(x->dir));
 	snprintf(x->diag_path, sizeof x->diag_path, "%s/%s", x->dir, ETL_SEM_DIAGLOG_FILE);
 	snprintf(x->ctx_path, sizeof x->ctx_path, "%s/%s", x->dir, ETL_SEM_CONTEXTLOG_FILE);
-	struct etl_sem_options o;
-	etl_sem_options_init(&o);
-	o.directory = x->dir;
-	o.blocking = blocking;
-	o.clock = fixture_clock;
+	o->directory = x->dir;
+	o->clock = fixture_clock;
 	x->cfg = cfg;
-	x->sem = etl_sem_new(cfg, &o);
+	x->sem = etl_sem_new(cfg, o);
 	ck_assert_ptr_nonnull(x->sem);
 	ck_assert_msg(etl_sem_start(x->sem) == ETL_OK, "start: %s", etl_sem_errmsg(x->sem));
 }

@@ -44,8 +44,11 @@ void sfx_setup(etl_enable_fn cb);
 void sfx_teardown(void);
 
 /*! sfx_start() : an engine on cfg (taken over; freed at sfx_finish()) in a
- *  new directory, on the fixture's clock; blocking or losing. Started. */
+ *  new directory, on the fixture's clock; blocking or losing. Started.
+ *  sfx_start_with() : the same with options o (its directory and clock
+ *  are the fixture's). */
 void sfx_start(struct sfx *x, etl_sem_config *cfg, int blocking);
+void sfx_start_with(struct sfx *x, etl_sem_config *cfg, struct etl_sem_options *o);
 
 /*! sfx_finish() : stops the engine, reads both files (which must have no
  *  damage; NULL: not read), frees the engine and the configuration and
