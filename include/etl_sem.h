@@ -606,21 +606,11 @@ ETL_API const char *etl_sem_errmsg(const etl_sem *sem);
 #define ETL__SEM_TL_(fn_, sem_, act_, prov_, name_, ...)                                 \
 	do {                                                                             \
 		const struct etl_event_descriptor etl__tl_d_ = ETL__TL_DESC_(__VA_ARGS__); \
-		static const char etl__tl_m_[] =                                         \
-			"\0" name_ "\0" ETL__TL_EACH(ETL__TL_META, __VA_ARGS__);         \
-		_Static_assert(sizeof etl__tl_m_ - 1 < 32000,                            \
-		               "TraceLogging metadata too large");                     \
-		const struct etl_guid *etl__tl_act_ = NULL;                              \
-		const struct etl_guid *etl__tl_rel_ = NULL;                              \
-		ETL__TL_EACH(ETL__TL_ST, __VA_ARGS__)                                    \
+		ETL__TL_PIECES_(name_, __VA_ARGS__)                                      \
 		(void)etl__tl_act_;                                                      \
 		(void)etl__tl_rel_;                                                      \
-		const struct etl_data etl__tl_v_[] = {                                   \
-			ETL__TL_EACH(ETL__TL_DATA, __VA_ARGS__)                          \
-		};                                                                       \
-		(void)fn_((sem_), (prov_), &etl__tl_d_, etl__tl_m_,                      \
-		          (uint16_t)(sizeof etl__tl_m_ - 1), (act_),                     \
-		          (uint32_t)(sizeof etl__tl_v_ / sizeof etl__tl_v_[0]), etl__tl_v_); \
+		(void)fn_((sem_), (prov_), &etl__tl_d_, etl__tl_m_, ETL__TL_META_SIZE,   \
+		          (act_), ETL__TL_N, etl__tl_v_);                                \
 	} while (0)
 
 #ifdef __cplusplus

@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE 1
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,18 +30,6 @@ static void setup(void)
 static void teardown(void)
 {
 	sfx_teardown();
-}
-
-static void put(struct tu_bytes *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct tu_bytes *b, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	ck_assert(n > 0 && (size_t)n < sizeof line);
-	tu_putbytes(b, line, (size_t)n);
 }
 
 static etl_sem_config *from_text(struct tu_bytes *b)
@@ -90,25 +77,25 @@ START_TEST(configuration_events)
 {
 	struct tu_bytes b;
 	tu_bytes_init(&b);
-	put(&b, SFX_HEAD);
+	tu_putf(&b, SFX_HEAD);
 	for (unsigned i = 1; i <= 65; i++) {
 		char se[64];
 		snprintf(se, sizeof se, SFX_A ";%u", i);
 		for (unsigned j = 1; j <= (i == 1 ? 17u : 1u); j++) {
 			char ee[64];
 			snprintf(ee, sizeof ee, SFX_B ";%u", j);
-			put(&b, GEN_END, SFX_S1, se, ee);
+			tu_putf(&b, GEN_END, SFX_S1, se, ee);
 		}
 	}
 	for (unsigned i = 1; i <= 125; i++) {
 		char cp[64];
 		snprintf(cp, sizeof cp, "{00000000-0000-0000-0000-%012X}", i);
-		put(&b, GEN_CTX, SFX_S1, SFX_A ";1", cp);
+		tu_putf(&b, GEN_CTX, SFX_S1, SFX_A ";1", cp);
 	}
-	put(&b, GEN_END, SFX_S2, SFX_C ";70000", SFX_B ";1");
-	put(&b, GEN_END, SFX_S2, SFX_D ";1xxxxxxxxxxxxxxxxxxxxxxxxxxxx", SFX_B ";1");
-	put(&b, GEN_END, SFX_S2, "{EEEEEEEE-EEEE-EEEE-EEEE-EEEEEEEEEEEE};4", SFX_B ";1");
-	put(&b, GEN_CTX, SFX_S2, "{EEEEEEEE-EEEE-EEEE-EEEE-EEEEEEEEEEEE};4", "{2FF3E6B7-CB90-4700-9621-443F389734ED}");
+	tu_putf(&b, GEN_END, SFX_S2, SFX_C ";70000", SFX_B ";1");
+	tu_putf(&b, GEN_END, SFX_S2, SFX_D ";1xxxxxxxxxxxxxxxxxxxxxxxxxxxx", SFX_B ";1");
+	tu_putf(&b, GEN_END, SFX_S2, "{EEEEEEEE-EEEE-EEEE-EEEE-EEEEEEEEEEEE};4", SFX_B ";1");
+	tu_putf(&b, GEN_CTX, SFX_S2, "{EEEEEEEE-EEEE-EEEE-EEEE-EEEEEEEEEEEE};4", "{2FF3E6B7-CB90-4700-9621-443F389734ED}");
 	struct sfx x;
 	sfx_start(&x, from_text(&b), 1);
 	struct etl_sem_stats st;
@@ -149,25 +136,25 @@ START_TEST(provider_limit_event)
 {
 	struct tu_bytes b;
 	tu_bytes_init(&b);
-	put(&b, SFX_HEAD);
+	tu_putf(&b, SFX_HEAD);
 	for (unsigned i = 0; i < 63; i++) {
 		char se[64];
 		snprintf(se, sizeof se, "{10000000-0000-0000-0000-0000000000%02X};1", i);
 		for (unsigned j = 0; j < 15; j++) {
 			char ee[64];
 			snprintf(ee, sizeof ee, "{20000000-0000-0000-0000-00000000%04X};1", i * 15 + j);
-			put(&b, GEN_END, SFX_S1, se, ee);
+			tu_putf(&b, GEN_END, SFX_S1, se, ee);
 		}
 		for (unsigned j = 0; i == 0 && j < 16; j++) {
 			char cp[64];
 			snprintf(cp, sizeof cp, "{40000000-0000-0000-0000-0000000000%02X}", j);
-			put(&b, GEN_CTX, SFX_S1, se, cp);
+			tu_putf(&b, GEN_CTX, SFX_S1, se, cp);
 		}
 	}
 	const char *s0 = "{10000000-0000-0000-0000-000000000000};1";
-	put(&b, GEN_END, SFX_S2, s0, "{30000000-0000-0000-0000-000000000002};5");
-	put(&b, GEN_CTX, SFX_S2, s0, "{30000000-0000-0000-0000-000000000001}");
-	put(&b, GEN_END, SFX_S2, "{30000000-0000-0000-0000-000000000003};1", "{10000000-0000-0000-0000-000000000000};1");
+	tu_putf(&b, GEN_END, SFX_S2, s0, "{30000000-0000-0000-0000-000000000002};5");
+	tu_putf(&b, GEN_CTX, SFX_S2, s0, "{30000000-0000-0000-0000-000000000001}");
+	tu_putf(&b, GEN_END, SFX_S2, "{30000000-0000-0000-0000-000000000003};1", "{10000000-0000-0000-0000-000000000000};1");
 	struct sfx x;
 	sfx_start(&x, from_text(&b), 1);
 	struct sf_file d;

@@ -10,7 +10,6 @@
  * the new configuration (lib/sem/sem_run.c) while both files go on.
  */
 #define ETL_BUILDING_LIB 1
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,25 +24,6 @@
 
 static const struct etl_guid KERNEL_WDI = ETL_SEM_KERNEL_WDI_GUID_INIT;
 
-static void serr(struct etl_sem *sem, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void serr(struct etl_sem *sem, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	etl__errinfo_vset(&sem->err, code, 0, fmt, ap);
-	va_end(ap);
-}
-
-int etl_sem_errcode(const etl_sem *sem)
-{
-	return sem->err.code;
-}
-
-const char *etl_sem_errmsg(const etl_sem *sem)
-{
-	return sem->err.msg;
-}
-
 /* ---- options ------------------------------------------------------------- */
 
 void etl_sem_options_init(struct etl_sem_options *o)
@@ -55,26 +35,45 @@ void etl_sem_options_init(struct etl_sem_options *o)
 	etl_session_props_init(&o->context);
 }
 
-static char *dup_or_null(const char *s, int *oom)
+/* The strings the engine keeps, in one block: the directory, the two
+ * logger names and the two file names (the caller's, or the directory
+ * joined with the default name). @return : 0, or -1 out of memory. */
+static int copy_strings(struct etl_sem *sem, const struct etl_sem_options *o)
 {
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		*oom = 1;
-	return d;
+	const char *dir = o->directory ? o->directory : ".";
+	const char *dfile = o->diaglog.file_name, *cfile = o->context.file_name;
+	const char *part[5][2] = {
+		{ dir, "" },
+		{ o->diaglog_name ? o->diaglog_name : ETL_SEM_DIAGLOG_NAME, "" },
+		{ o->context_name ? o->context_name : ETL_SEM_CONTEXTLOG_NAME, "" },
+		{ dfile ? dfile : dir, dfile ? "" : "/" ETL_SEM_DIAGLOG_FILE },
+		{ cfile ? cfile : dir, cfile ? "" : "/" ETL_SEM_CONTEXTLOG_FILE },
+	};
+	char **out[5] = { &sem->dir, &sem->diag_name, &sem->ctx_name, &sem->diag_file, &sem->ctx_file };
+	size_t n = 0;
+	for (int i = 0; i < 5; i++)
+		n += strlen(part[i][0]) + strlen(part[i][1]) + 1;
+	char *p = sem->strings = malloc(n);
+	if (!p)
+		return -1;
+	for (int i = 0; i < 5; i++) {
+		*out[i] = p;
+		p += sprintf(p, "%s%s", part[i][0], part[i][1]) + 1;
+	}
+	return 0;
 }
 
-static char *join(const char *dir, const char *file, int *oom)
+/* Frees what etl_sem_new() made, whatever of it was made. */
+static void release(struct etl_sem *sem)
 {
-	size_t n = strlen(dir) + 1 + strlen(file) + 1;
-	char *p = malloc(n);
-	if (!p) {
-		*oom = 1;
-		return NULL;
+	etl_session_free(sem->diag);
+	etl_session_free(sem->ctx);
+	if (sem->sync_init) {
+		pthread_cond_destroy(&sem->hk_cv);
+		pthread_mutex_destroy(&sem->lock);
 	}
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
+	free(sem->strings);
+	free(sem);
 }
 
 etl_sem *etl_sem_new(const etl_sem_config *cfg, const struct etl_sem_options *o)
@@ -89,38 +88,22 @@ etl_sem *etl_sem_new(const etl_sem_config *cfg, const struct etl_sem_options *o)
 	struct etl_sem *sem = calloc(1, sizeof *sem);
 	if (!sem)
 		return NULL;
-	int oom = 0;
 	sem->o = *o;
-	sem->dir = dup_or_null(o->directory ? o->directory : ".", &oom);
-	sem->diag_name = dup_or_null(o->diaglog_name ? o->diaglog_name : ETL_SEM_DIAGLOG_NAME, &oom);
-	sem->ctx_name = dup_or_null(o->context_name ? o->context_name : ETL_SEM_CONTEXTLOG_NAME, &oom);
-	if (!oom) {
-		sem->diag_file = o->diaglog.file_name ? dup_or_null(o->diaglog.file_name, &oom)
-		                                      : join(sem->dir, ETL_SEM_DIAGLOG_FILE, &oom);
-		sem->ctx_file = o->context.file_name ? dup_or_null(o->context.file_name, &oom)
-		                                     : join(sem->dir, ETL_SEM_CONTEXTLOG_FILE, &oom);
-	}
+	int oom = copy_strings(sem, o) != 0;
 	sem->diag = etl_session_new();
 	sem->ctx = etl_session_new();
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	int lk = pthread_mutex_init(&sem->lock, NULL);
-	int cv = lk == 0 ? pthread_cond_init(&sem->hk_cv, &ca) : -1;
-	pthread_condattr_destroy(&ca);
-	if (oom || !sem->diag || !sem->ctx || lk != 0 || cv != 0) {
-		if (cv == 0)
-			pthread_cond_destroy(&sem->hk_cv);
-		if (lk == 0)
+	if (pthread_mutex_init(&sem->lock, NULL) == 0) {
+		if (pthread_cond_init(&sem->hk_cv, &ca) == 0)
+			sem->sync_init = 1;
+		else
 			pthread_mutex_destroy(&sem->lock);
-		etl_session_free(sem->diag);
-		etl_session_free(sem->ctx);
-		free(sem->dir);
-		free(sem->diag_name);
-		free(sem->ctx_name);
-		free(sem->diag_file);
-		free(sem->ctx_file);
-		free(sem);
+	}
+	pthread_condattr_destroy(&ca);
+	if (oom || !sem->diag || !sem->ctx || !sem->sync_init) {
+		release(sem);
 		return NULL;
 	}
 	sem->o.directory = sem->dir;
@@ -170,7 +153,7 @@ static void ticks_due(struct etl_sem *sem, int64_t now)
 int etl_sem_clock_advanced(etl_sem *sem)
 {
 	if (!sem->o.clock || !sem->running) {
-		serr(sem, ETL_E_MISUSE, sem->o.clock ? "The SEM is not running"
+		etl__errinfo_set(&sem->err, ETL_E_MISUSE, 0, sem->o.clock ? "The SEM is not running"
 		                                     : "The SEM does not run on the caller's clock");
 		return ETL_FAILED;
 	}
@@ -179,7 +162,7 @@ int etl_sem_clock_advanced(etl_sem *sem)
 	pthread_mutex_unlock(&sem->lock);
 	int a = etl_session_clock_advanced(sem->diag), b = etl_session_clock_advanced(sem->ctx);
 	if (a != ETL_OK || b != ETL_OK) {
-		serr(sem, ETL_E_IO, "A session's output failed: %s",
+		etl__errinfo_set(&sem->err, ETL_E_IO, 0, "A session's output failed: %s",
 		     etl_session_errmsg(a != ETL_OK ? sem->diag : sem->ctx));
 		return ETL_FATAL;
 	}
@@ -209,14 +192,14 @@ static int start_session(struct etl_sem *sem, etl_session *s, const char *name,
 	session_props(sem, in, file, &p);
 	int rc = etl_session_start(s, name, &p);
 	if (rc != ETL_OK)
-		serr(sem, etl_session_errcode(s), "Cannot start %s: %s", name, etl_session_errmsg(s));
+		etl__errinfo_set(&sem->err, etl_session_errcode(s), 0, "Cannot start %s: %s", name, etl_session_errmsg(s));
 	return rc;
 }
 
 int etl_sem_start(etl_sem *sem)
 {
 	if (sem->running) {
-		serr(sem, ETL_E_MISUSE, "The SEM is running already");
+		etl__errinfo_set(&sem->err, ETL_E_MISUSE, 0, "The SEM is running already");
 		return ETL_FAILED;
 	}
 	int rc = start_session(sem, sem->diag, sem->diag_name, &sem->o.diaglog, sem->diag_file);
@@ -234,7 +217,7 @@ int etl_sem_start(etl_sem *sem)
 	memset(&sem->wdi, 0, sizeof sem->wdi);
 	if (etl_provider_register(&sem->wdi, &KERNEL_WDI, NULL, NULL) != ETL_OK ||
 	    etl_session_enable(sem->diag, &KERNEL_WDI, &e) != ETL_OK) {
-		serr(sem, ETL_E_NOMEM, "Cannot enable Microsoft-Windows-Kernel-WDI on %s", sem->diag_name);
+		etl__errinfo_set(&sem->err, ETL_E_NOMEM, 0, "Cannot enable Microsoft-Windows-Kernel-WDI on %s", sem->diag_name);
 		etl_provider_unregister(&sem->wdi);
 		etl_session_stop(sem->ctx);
 		etl_session_stop(sem->diag);
@@ -253,7 +236,7 @@ int etl_sem_start(etl_sem *sem)
 	sem->running = 1;
 	if (up != 0 || th != 0) {
 		etl_sem_stop(sem);
-		serr(sem, ETL_E_NOMEM, up != 0 ? "Out of memory for the SEM's tables"
+		etl__errinfo_set(&sem->err, ETL_E_NOMEM, 0, up != 0 ? "Out of memory for the SEM's tables"
 		                               : "Cannot start the housekeeping thread: %s", strerror(th));
 		return ETL_FATAL;
 	}
@@ -263,7 +246,7 @@ int etl_sem_start(etl_sem *sem)
 int etl_sem_stop(etl_sem *sem)
 {
 	if (!sem->running) {
-		serr(sem, ETL_E_MISUSE, "The SEM is not running");
+		etl__errinfo_set(&sem->err, ETL_E_MISUSE, 0, "The SEM is not running");
 		return ETL_FAILED;
 	}
 	if (sem->hk_started) {
@@ -281,7 +264,7 @@ int etl_sem_stop(etl_sem *sem)
 	etl_provider_unregister(&sem->wdi);
 	sem->running = 0;
 	if (a != ETL_OK || b != ETL_OK) {
-		serr(sem, ETL_E_IO, "Cannot finish a file: %s", etl_session_errmsg(a != ETL_OK ? sem->ctx : sem->diag));
+		etl__errinfo_set(&sem->err, ETL_E_IO, 0, "Cannot finish a file: %s", etl_session_errmsg(a != ETL_OK ? sem->ctx : sem->diag));
 		return ETL_FATAL;
 	}
 	return ETL_OK;
@@ -293,22 +276,13 @@ void etl_sem_free(etl_sem *sem)
 		return;
 	if (sem->running)
 		etl_sem_stop(sem);
-	etl_session_free(sem->diag);
-	etl_session_free(sem->ctx);
-	pthread_cond_destroy(&sem->hk_cv);
-	pthread_mutex_destroy(&sem->lock);
-	free(sem->dir);
-	free(sem->diag_name);
-	free(sem->ctx_name);
-	free(sem->diag_file);
-	free(sem->ctx_file);
-	free(sem);
+	release(sem);
 }
 
 int etl_sem_update(etl_sem *sem, const etl_sem_config *cfg)
 {
 	if (!cfg) {
-		serr(sem, ETL_E_MISUSE, "No configuration to update to");
+		etl__errinfo_set(&sem->err, ETL_E_MISUSE, 0, "No configuration to update to");
 		return ETL_FAILED;
 	}
 	pthread_mutex_lock(&sem->lock);
@@ -323,7 +297,7 @@ int etl_sem_update(etl_sem *sem, const etl_sem_config *cfg)
 	}
 	pthread_mutex_unlock(&sem->lock);
 	if (rc != 0) {
-		serr(sem, ETL_E_NOMEM, "Out of memory for the SEM's tables: the SEM is down");
+		etl__errinfo_set(&sem->err, ETL_E_NOMEM, 0, "Out of memory for the SEM's tables: the SEM is down");
 		return ETL_FATAL;
 	}
 	return ETL_OK;
@@ -350,4 +324,14 @@ etl_session *etl_sem_diaglog(etl_sem *sem)
 etl_session *etl_sem_context_log(etl_sem *sem)
 {
 	return sem->ctx;
+}
+
+int etl_sem_errcode(const etl_sem *sem)
+{
+	return sem->err.code;
+}
+
+const char *etl_sem_errmsg(const etl_sem *sem)
+{
+	return sem->err.msg;
 }

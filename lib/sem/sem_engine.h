@@ -183,12 +183,14 @@ struct etl_sem {
 	/* Controller side (one thread at a time). */
 	struct etl_sem_options o;        /* strings point into the copies below */
 	char *dir, *diag_file, *ctx_file, *diag_name, *ctx_name;
+	char *strings;                   /* the block they are in              */
 	etl_session *diag, *ctx;
 	etl_provider wdi;                /* Kernel-WDI, registered while running */
 	int running;
 	struct etl_errinfo err;
 	pthread_t hk;                    /* housekeeping on the system clock   */
 	int hk_started;
+	int sync_init;                   /* lock and hk_cv made                */
 
 	/* The running SEM (lock). */
 	pthread_mutex_t lock;

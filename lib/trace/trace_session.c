@@ -294,26 +294,33 @@ int etl_session_capture_state(etl_session *s, const struct etl_guid *provider)
 
 /* ---- flush / stop ----------------------------------------------------- */
 
-int etl_session_flush(etl_session *s)
+/* Asks the logger for a round - a flush (flush_seq) or a look at the
+ * caller's clock (clk_seq) - and waits until it answered: *done reaches
+ * the request; *rc is the round's result. The request is made while the
+ * logger runs; a stop that follows still answers it (the logger's last
+ * round marks every request done). */
+static int logger_round(struct etl_session *s, uint64_t *seq, const uint64_t *done, const int *rc)
 {
 	etl__rt_ctl_lock();
-	int running = s->state == ETL_RT_RUNNING;
-	if (!running) {
+	if (s->state != ETL_RT_RUNNING) {
 		etl__rt_serr(s, ETL_E_MISUSE, "The session is not running");
 		etl__rt_ctl_unlock();
 		return ETL_FAILED;
 	}
-	/* Asked while the logger runs; a stop that follows still answers it
-	 * (the logger's last round marks every request done). */
 	pthread_mutex_lock(&s->lock);
-	uint64_t target = ++s->flush_seq;
+	uint64_t target = ++*seq;
 	pthread_cond_signal(&s->cv_logger);
 	etl__rt_ctl_unlock();
-	while (s->flush_done < target)
+	while (*done < target)
 		pthread_cond_wait(&s->cv_done, &s->lock);
-	int rc = s->flush_rc;
+	int r = *rc;
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return r;
+}
+
+int etl_session_flush(etl_session *s)
+{
+	return logger_round(s, &s->flush_seq, &s->flush_done, &s->flush_rc);
 }
 
 /* The caller's clock moved: when the flush timer is due, the logger runs
@@ -329,21 +336,7 @@ int etl_session_clock_advanced(etl_session *s)
 	if (atomic_load(&s->accepting) &&
 	    s->p.clock(s->p.clock_ctx) < atomic_load_explicit(&s->clk_next, memory_order_acquire))
 		return ETL_OK;
-	etl__rt_ctl_lock();
-	if (s->state != ETL_RT_RUNNING) {
-		etl__rt_serr(s, ETL_E_MISUSE, "The session is not running");
-		etl__rt_ctl_unlock();
-		return ETL_FAILED;
-	}
-	pthread_mutex_lock(&s->lock);
-	uint64_t target = ++s->clk_seq;
-	pthread_cond_signal(&s->cv_logger);
-	etl__rt_ctl_unlock();
-	while (s->clk_done < target)
-		pthread_cond_wait(&s->cv_done, &s->lock);
-	int rc = s->clk_rc;
-	pthread_mutex_unlock(&s->lock);
-	return rc == ETL_OK ? ETL_OK : ETL_FATAL;
+	return logger_round(s, &s->clk_seq, &s->clk_done, &s->clk_rc);
 }
 
 int etl_session_stop(etl_session *s)
