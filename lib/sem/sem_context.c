@@ -15,7 +15,7 @@
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
 #include <string.h>
-#include "lib/sem/sem_engine.h"
+#include "lib/sem/engine_internal.h"
 #include "lib/sem/sem_internal.h"
 
 struct triple {

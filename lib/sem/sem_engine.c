@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/sem/sem_engine.h"
+#include "lib/sem/engine_internal.h"
 
 #define DIAGLOG_BUFFER_SIZE (16u * 1024u)
 

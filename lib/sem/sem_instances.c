@@ -10,7 +10,7 @@
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
 #include <string.h>
-#include "lib/sem/sem_engine.h"
+#include "lib/sem/engine_internal.h"
 
 int etl__sem_inst_init(struct etl__sem_instances *t, size_t n_starts)
 {

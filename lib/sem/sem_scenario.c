@@ -11,7 +11,7 @@
  */
 #define ETL_BUILDING_LIB 1
 #include <string.h>
-#include "lib/sem/sem_engine.h"
+#include "lib/sem/engine_internal.h"
 
 /* The calling thread's last outcome (etl_sem_last_status()). */
 static _Thread_local uint32_t t_status;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "etl_errors.h"
 #include "lib/common/cursor.h"
-#include "lib/sem/sem_engine.h"
+#include "lib/sem/engine_internal.h"
 
 /* Keywords, tasks, opcodes (doc/sem.md §11). */
 #define KW_CONTEXT 0x100000000ull

@@ -11,8 +11,9 @@
  *
  * A session may run on the caller's clock instead (etl_session_props.clock,
  * a FILETIME source): its raw values are then derived from that source
- * alone (etl__rt_clock_read()), so that a program driving time itself gets
- * the same file whatever the machine's clocks say.
+ * alone (etl__rt_session_now()) and nothing is measured, so that a
+ * program driving time itself gets the same file whatever the machine's
+ * clocks say.
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
@@ -250,49 +251,19 @@ int etl__rt_clock_refine(uint32_t clock_type, int64_t start_ts, int64_t start_ft
 	return 1;
 }
 
-/* ---- the caller's clock --------------------------------------------------- */
+/* ---- a session's clock --------------------------------------------------- */
 
-/* CPUCYCLE on the caller's clock: declared 1000 MHz, 100 cycles per
- * 100 ns tick. */
-#define OWN_CPU_MHZ 1000
-#define OWN_CYCLES_PER_TICK 100
-
-void etl__rt_clock_start(struct etl_session *s)
+int64_t etl__rt_session_now(const struct etl_session *s)
 {
-	uint32_t ct = s->p.clock_type;
-	if (s->p.clock) {
-		s->stamp_ct = 0;
-		s->cpu_mhz = ct == ETL_CLOCK_CPUCYCLE ? OWN_CPU_MHZ : 0;
-		s->start_ft = s->p.clock(s->p.clock_ctx);
-		s->start_ts = ct == ETL_CLOCK_SYSTEMTIME ? s->start_ft : 0;
-		return;
-	}
-	s->stamp_ct = ct;
-	s->cpu_mhz = etl__rt_clock_prepare(ct);
-	s->start_ts = etl__rt_now(ct);
-	s->start_ft = ct == ETL_CLOCK_SYSTEMTIME ? s->start_ts : etl__rt_filetime_now();
-}
-
-/* QPC counts 100 ns ticks from 0 at start, CPUCYCLE cycles of a 1000 MHz
- * processor from 0 at start, SYSTEMTIME is the source itself. */
-int64_t etl__rt_clock_read(const struct etl_session *s)
-{
+	if (s->stamp_ct)
+		return etl__rt_now(s->stamp_ct);
 	int64_t ft = s->p.clock(s->p.clock_ctx);
 	switch (s->p.clock_type) {
 	case ETL_CLOCK_SYSTEMTIME:
 		return ft;
 	case ETL_CLOCK_CPUCYCLE:
-		return (ft - s->start_ft) * OWN_CYCLES_PER_TICK;
+		return (ft - s->start_ft) * (ETL_RT_OWN_CPU_MHZ / 10);
 	default:
 		return ft - s->start_ft;
 	}
-}
-
-int etl__rt_clock_own_figures(const struct etl_session *s, int64_t *perf_freq, int64_t *boot_time)
-{
-	if (!s->p.clock)
-		return 0;
-	*perf_freq = 10000000;
-	*boot_time = s->start_ft;
-	return 1;
 }

@@ -245,18 +245,15 @@ void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
 int64_t etl__rt_now(uint32_t clock_type);
 /*! etl__rt_filetime_now() : the time of day as a FILETIME. */
 int64_t etl__rt_filetime_now(void);
-/*! etl__rt_clock_start() : reads the clock of s at start: start_ts,
- *  start_ft, cpu_mhz and stamp_ct (the caller's clock or the system's,
- *  measured as the clock type needs). */
-void etl__rt_clock_start(struct etl_session *s);
-/*! etl__rt_clock_read() : the raw timestamp of a session whose clock is
- *  the caller's (stamp_ct 0), in its clock type. */
-int64_t etl__rt_clock_read(const struct etl_session *s);
-/*! etl__rt_session_now() : the raw timestamp of s now, in its clock. */
-static inline int64_t etl__rt_session_now(const struct etl_session *s)
-{
-	return s->stamp_ct ? etl__rt_now(s->stamp_ct) : etl__rt_clock_read(s);
-}
+/* A session on the caller's clock (etl_session_props.clock) measures
+ * nothing: its header declares these. */
+#define ETL_RT_OWN_CPU_MHZ 1000           /* CPUCYCLE                     */
+#define ETL_RT_OWN_QPC_HZ  10000000       /* QPC: 100 ns ticks            */
+/*! etl__rt_session_now() : the raw timestamp of s now, in its clock. On
+ *  the caller's clock (stamp_ct 0), from its FILETIME: SYSTEMTIME is the
+ *  FILETIME itself, QPC counts 100 ns ticks from 0 at start, CPUCYCLE the
+ *  cycles of a ETL_RT_OWN_CPU_MHZ processor from 0 at start. */
+int64_t etl__rt_session_now(const struct etl_session *s);
 /* The QPC clock's rate (Hz) as the latest header got it: the TSC's, or
  * 10 MHz when QPC is CLOCK_MONOTONIC (see lib/trace/trace_clock.c). */
 int64_t etl__rt_qpc_freq(void);
@@ -266,13 +263,9 @@ int64_t etl__rt_qpc_freq(void);
 uint32_t etl__rt_clock_prepare(uint32_t clock_type);
 /*! etl__rt_clock_figures() : the QPC rate and boot time of the header of a
  *  session whose clock read start_ts at the FILETIME start_ft (a session
- *  on the caller's clock: see etl__rt_clock_own_figures()). */
+ *  on the caller's clock: ETL_RT_OWN_QPC_HZ, booted at start). */
 void etl__rt_clock_figures(uint32_t clock_type, int64_t start_ts, int64_t start_ft,
                            int64_t *perf_freq, int64_t *boot_time);
-/*! etl__rt_clock_own_figures() : the same for a session on the caller's
- *  clock: 10 MHz, booted when it started. @return : 1 when s has such a
- *  clock (and the figures were set), else 0. */
-int etl__rt_clock_own_figures(const struct etl_session *s, int64_t *perf_freq, int64_t *boot_time);
 /*! etl__rt_clock_refine() : QPC from the TSC: its rate measured again over
  *  the longer interval, and the boot time it implies. @return : 1 when
  *  *perf_freq and *boot_time were updated, 0 for other clocks. */

@@ -422,7 +422,7 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 		 * caller's clock (stamp_ct 0) reads its own. */
 		uint32_t ct = s->stamp_ct & 3u;
 		if (!ct) {
-			st.timestamp = etl__rt_clock_read(s);
+			st.timestamp = etl__rt_session_now(s);
 		} else {
 			if (!(have_ts & (1u << ct))) {
 				ts[ct] = etl__rt_now(ct);

@@ -71,6 +71,25 @@ static void fill_writer_options(struct etl_session *s, uint32_t tid)
 	o->logger_id = s->logger_id;
 }
 
+/* The clock at start: the caller's (etl_session_props.clock: stamp_ct 0,
+ * QPC and CPUCYCLE counting from 0) or the system's, measured as the clock
+ * type needs (lib/trace/trace_clock.c). */
+static void clock_start(struct etl_session *s)
+{
+	uint32_t ct = s->p.clock_type;
+	if (s->p.clock) {
+		s->stamp_ct = 0;
+		s->cpu_mhz = ct == ETL_CLOCK_CPUCYCLE ? ETL_RT_OWN_CPU_MHZ : 0;
+		s->start_ft = s->p.clock(s->p.clock_ctx);
+		s->start_ts = ct == ETL_CLOCK_SYSTEMTIME ? s->start_ft : 0;
+		return;
+	}
+	s->stamp_ct = ct;
+	s->cpu_mhz = etl__rt_clock_prepare(ct);
+	s->start_ts = etl__rt_now(ct);
+	s->start_ft = ct == ETL_CLOCK_SYSTEMTIME ? s->start_ts : etl__rt_filetime_now();
+}
+
 /* Undoes a start that failed half way (control lock held). */
 static void start_failed(struct etl_session *s)
 {
@@ -195,10 +214,13 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 			return ETL_FATAL;
 		}
 	}
-	etl__rt_clock_start(s);
+	clock_start(s);
 	fill_writer_options(s, etl__rt_tid());
-	/* The caller's clock: nothing measured, a 10 MHz QPC from start. */
-	etl__rt_clock_own_figures(s, &s->wo.perf_freq, &s->wo.boot_time);
+	if (s->p.clock) {
+		/* The caller's clock: nothing measured, a 10 MHz QPC from 0. */
+		s->wo.perf_freq = ETL_RT_OWN_QPC_HZ;
+		s->wo.boot_time = s->start_ft;
+	}
 	if (etl__rt_pool_init(s) != ETL_OK) {
 		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the buffers: buffers=%u, size=%u",
 		             s->p.min_buffers, s->bs);

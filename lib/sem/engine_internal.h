@@ -1,5 +1,5 @@
 /*
- * lib/sem/sem_engine.h - what the files of the SEM engine share (internal):
+ * lib/sem/engine_internal.h - what the files of the SEM engine share (internal):
  * the engine object, its clock, and the entry points of each part.
  *
  * The parts, each calling only those listed after it (doc/sem.md §8):
@@ -16,11 +16,11 @@
  *   sem_status.c     the Kernel-WDI status events 32-42
  * The configuration (sem_internal.h) sits below them all.
  */
-#ifndef ETL_SEM_ENGINE_H
-#define ETL_SEM_ENGINE_H
+#ifndef ETL_SEM_ENGINE_INTERNAL_H
+#define ETL_SEM_ENGINE_INTERNAL_H
 
 #ifndef ETL_BUILDING_LIB
-#error "lib/sem/sem_engine.h is internal to libetl"
+#error "lib/sem/engine_internal.h is internal to libetl"
 #endif
 
 #include <pthread.h>
@@ -240,4 +240,4 @@ uint32_t etl__sem_end_instance(struct etl_sem *sem, const struct etl_guid *provi
  *  end (34). */
 void etl__sem_housekeeping(struct etl_sem *sem, int64_t now);
 
-#endif /* ETL_SEM_ENGINE_H */
+#endif /* ETL_SEM_ENGINE_INTERNAL_H */
