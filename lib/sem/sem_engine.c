@@ -153,8 +153,8 @@ static void ticks_due(struct etl_sem *sem, int64_t now)
 int etl_sem_clock_advanced(etl_sem *sem)
 {
 	if (!sem->o.clock || !sem->running) {
-		etl__errinfo_set(&sem->err, ETL_E_MISUSE, 0, sem->o.clock ? "The SEM is not running"
-		                                     : "The SEM does not run on the caller's clock");
+		etl__errinfo_set(&sem->err, ETL_E_MISUSE, 0, "%s", sem->o.clock ? "The SEM is not running"
+		                 : "The SEM does not run on the caller's clock");
 		return ETL_FAILED;
 	}
 	pthread_mutex_lock(&sem->lock);
@@ -163,7 +163,7 @@ int etl_sem_clock_advanced(etl_sem *sem)
 	int a = etl_session_clock_advanced(sem->diag), b = etl_session_clock_advanced(sem->ctx);
 	if (a != ETL_OK || b != ETL_OK) {
 		etl__errinfo_set(&sem->err, ETL_E_IO, 0, "A session's output failed: %s",
-		     etl_session_errmsg(a != ETL_OK ? sem->diag : sem->ctx));
+		                 etl_session_errmsg(a != ETL_OK ? sem->diag : sem->ctx));
 		return ETL_FATAL;
 	}
 	return ETL_OK;
@@ -192,7 +192,8 @@ static int start_session(struct etl_sem *sem, etl_session *s, const char *name,
 	session_props(sem, in, file, &p);
 	int rc = etl_session_start(s, name, &p);
 	if (rc != ETL_OK)
-		etl__errinfo_set(&sem->err, etl_session_errcode(s), 0, "Cannot start %s: %s", name, etl_session_errmsg(s));
+		etl__errinfo_set(&sem->err, etl_session_errcode(s), 0, "Cannot start %s: %s", name,
+		                 etl_session_errmsg(s));
 	return rc;
 }
 
@@ -217,7 +218,8 @@ int etl_sem_start(etl_sem *sem)
 	memset(&sem->wdi, 0, sizeof sem->wdi);
 	if (etl_provider_register(&sem->wdi, &KERNEL_WDI, NULL, NULL) != ETL_OK ||
 	    etl_session_enable(sem->diag, &KERNEL_WDI, &e) != ETL_OK) {
-		etl__errinfo_set(&sem->err, ETL_E_NOMEM, 0, "Cannot enable Microsoft-Windows-Kernel-WDI on %s", sem->diag_name);
+		etl__errinfo_set(&sem->err, ETL_E_NOMEM, 0, "Cannot enable Microsoft-Windows-Kernel-WDI on %s",
+		                 sem->diag_name);
 		etl_provider_unregister(&sem->wdi);
 		etl_session_stop(sem->ctx);
 		etl_session_stop(sem->diag);
@@ -236,8 +238,11 @@ int etl_sem_start(etl_sem *sem)
 	sem->running = 1;
 	if (up != 0 || th != 0) {
 		etl_sem_stop(sem);
-		etl__errinfo_set(&sem->err, ETL_E_NOMEM, 0, up != 0 ? "Out of memory for the SEM's tables"
-		                               : "Cannot start the housekeeping thread: %s", strerror(th));
+		if (up != 0)
+			etl__errinfo_set(&sem->err, ETL_E_NOMEM, 0, "Out of memory for the SEM's tables");
+		else
+			etl__errinfo_set(&sem->err, ETL_E_NOMEM, 0, "Cannot start the housekeeping thread: %s",
+			                 strerror(th));
 		return ETL_FATAL;
 	}
 	return ETL_OK;
@@ -264,7 +269,8 @@ int etl_sem_stop(etl_sem *sem)
 	etl_provider_unregister(&sem->wdi);
 	sem->running = 0;
 	if (a != ETL_OK || b != ETL_OK) {
-		etl__errinfo_set(&sem->err, ETL_E_IO, 0, "Cannot finish a file: %s", etl_session_errmsg(a != ETL_OK ? sem->ctx : sem->diag));
+		etl__errinfo_set(&sem->err, ETL_E_IO, 0, "Cannot finish a file: %s",
+		                 etl_session_errmsg(a != ETL_OK ? sem->ctx : sem->diag));
 		return ETL_FATAL;
 	}
 	return ETL_OK;
