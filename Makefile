@@ -173,6 +173,15 @@ run: deps
 	$(Q)echo "== etlconvert -f text with the demo's manifest and TMF (first 8 events)"
 	$(Q)./$(O)/bin/etlconvert -q -f text --manifest testdata/programs/trace-demo.man \
 		--tmf testdata/programs/trace-demo.tmf $(O)/trace-demo.etl | sed -n '3,10p'
+	$(Q)echo "== sem-demo $(O)/sem-demo (the Scenario Event Mapper: boot, logon, standby/resume, shutdown)"
+	$(Q)./$(O)/programs/sem-demo $(O)/sem-demo
+	$(Q)echo "== etldump --summary $(O)/sem-demo/DiagLog.etl (providers and events)"
+	$(Q)./$(O)/bin/etldump --summary $(O)/sem-demo/DiagLog.etl | sed -n '/^providers/,/^$$/p;/^events/,/^$$/p'
+	$(Q)echo "== etldump --summary $(O)/sem-demo/WdiContextLog.etl (providers)"
+	$(Q)./$(O)/bin/etldump --summary $(O)/sem-demo/WdiContextLog.etl | sed -n '/^providers/,/^$$/p'
+	$(Q)echo "== the SEM's status events in DiagLog, decoded with testdata/manifests/kernel-wdi.man"
+	$(Q)./$(O)/bin/etlconvert -q -f jsonl --manifest testdata/manifests/kernel-wdi.man \
+		$(O)/sem-demo/DiagLog.etl | sed -n 's/.*"TimeCreated":"\([^"]*\)".*"Message":"\([^"]*\)".*"EventName":"\(SEM_[^"]*\)".*/\1 \3: \2/p'
 
 $(OBJ)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
