@@ -661,38 +661,12 @@ int etl__wpp_parse_tmf(etl_decoder *d, const char *name, const char *text, size_
 
 static int load_file(etl_decoder *d, const char *path)
 {
-	struct stat st;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		etl__dec_set_error(d, ETL_E_IO, "%s: %s", path, strerror(errno));
-		return ETL_FAILED;
-	}
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		etl__dec_set_error(d, ETL_E_IO, "%s: not a regular file", path);
-		fclose(f);
-		return ETL_FAILED;
-	}
-	if ((uint64_t)st.st_size > WPP_MAX_FILE_BYTES) {
-		etl__dec_set_error(d, ETL_E_LIMIT, "%s: TMF file larger than %u bytes", path, WPP_MAX_FILE_BYTES);
-		fclose(f);
-		return ETL_FAILED;
-	}
-	size_t n = (size_t)st.st_size;
-	char *buf = malloc(n ? n : 1);
-	if (!buf) {
-		fclose(f);
-		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
-		return ETL_FATAL;
-	}
-	size_t got = n ? fread(buf, 1, n, f) : 0;
-	int ioerr = ferror(f);
-	fclose(f);
-	if (ioerr || got != n) {
-		etl__dec_set_error(d, ETL_E_IO, "%s: read error", path);
-		free(buf);
-		return ETL_FAILED;
-	}
-	int rc = etl__wpp_parse_tmf(d, path, buf, n);
+	char *buf;
+	size_t n;
+	int rc = etl__dec_read_file(d, path, WPP_MAX_FILE_BYTES, "TMF", &buf, &n);
+	if (rc != ETL_OK)
+		return rc;
+	rc = etl__wpp_parse_tmf(d, path, buf, n);
 	free(buf);
 	return rc;
 }
