@@ -708,7 +708,10 @@ int etl__mf_decode_event(etl_decoder *d, const struct etl_event *ev, struct mf_s
 	memset(&x, 0, sizeof x);
 	x.d = d;
 	x.ev = ev;
-	etl_cur_init(&x.c, ev->payload, ev->payload ? ev->payload_size : 0);
+	/* An event without payload bytes may have no payload pointer: the
+	 * cursor gets an empty one, so no offset is ever added to NULL. */
+	static const uint8_t no_payload[1];
+	etl_cur_init(&x.c, ev->payload ? ev->payload : no_payload, ev->payload ? ev->payload_size : 0);
 	uint32_t n_top = 0;
 	if (e->tmpl && e->tmpl->n_fields) {
 		int oom = 0;

@@ -551,7 +551,7 @@ static int compile_call(struct mload *ml)
 	for (size_t i = 0; i < ml->n_ev && rc == ETL_OK; i++)
 		if (!etl__mf_set_add_event(&ml->ms->mf, ml->ev[i]))
 			rc = nomem(ml);
-	if (ml->n_ev)
+	if (ml->ms->mf.n_events)
 		etl__mf_set_index(&ml->ms->mf);
 	return rc;
 }

@@ -290,7 +290,9 @@ static int next(struct lex *L)
 			L->pos++;
 		L->tok = T_IDENT;
 	} else if (c >= '0' && c <= '9') {
-		/* digits, letters, dots, and a sign after an exponent's e */
+		/* digits, letters, dots, and a sign after an exponent's e (the
+		 * first digit taken, so there is always a byte before) */
+		L->pos++;
 		while (L->pos < L->n) {
 			unsigned char d = (unsigned char)L->p[L->pos];
 			unsigned char prev = (unsigned char)L->p[L->pos - 1];
