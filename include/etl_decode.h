@@ -278,7 +278,7 @@ ETL_API int etl_decoder_errcode(const etl_decoder *d);
  *      ev->ptr_size; strings with length= are that many characters cut at
  *      the first NUL, otherwise NUL-terminated; AnsiString is Latin-1
  *      (UTF-8 for out-types Utf8/Xml/Json); Binary needs length= (16 bytes
- *      for out-type IPv6); SYSTEMTIME stays 16 raw bytes (ETL_VAL_BINARY);
+ *      for out-type IPv6); SYSTEMTIME as for TraceLogging;
  *      count= makes an ETL_VAL_ARRAY; struct members are children of an
  *      ETL_VAL_STRUCT; map= sets map_name (value maps: the entry's text;
  *      bit maps: texts of the set bits joined with "|");

@@ -37,13 +37,15 @@
  *     length= the string is that many characters, cut at the first NUL;
  *     without, NUL-terminated (one running to the payload's end is taken
  *     whole; one with no byte left is a truncation);
- *   - SYSTEMTIME is kept as its 16 raw bytes (ETL_VAL_BINARY).
+ *   - SYSTEMTIME is converted to FILETIME as TraceLogging's is; one that
+ *     is no date in 1601..30827 is kept as its 16 raw bytes (ETL_VAL_BINARY).
  */
 #define ETL_BUILDING_LIB 1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/common/clock.h"
 #include "lib/common/cursor.h"
 #include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
@@ -281,10 +283,20 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 		pv.kind = ETL_VAL_GUID;
 		break;
 	case ETL_IN_SYSTEMTIME:
-		pv.kind = ETL_VAL_BINARY;
-		pv.v.bin.p = etl_cur_bytes(c, 16);
-		pv.v.bin.len = 16;
+	{
+		/* A date, as TraceLogging's; one that is no date its 16 bytes. */
+		const uint8_t *st = etl_cur_bytes(c, 16);
+		int64_t ft;
+		if (etl__systemtime_to_filetime(st, &ft)) {
+			pv.kind = ETL_VAL_FILETIME;
+			pv.v.i = ft;
+		} else {
+			pv.kind = ETL_VAL_BINARY;
+			pv.v.bin.p = st;
+			pv.v.bin.len = 16;
+		}
 		break;
+	}
 	case ETL_IN_SID: {
 		if (!etl_cur_need(c, 8))
 			return fail_trunc(x, f->name, off);
