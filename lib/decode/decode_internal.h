@@ -211,6 +211,10 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev);
 int etl__mof_match(const struct etl_event *ev);
 int etl__mof_decode(etl_decoder *d, const struct etl_event *ev);
 
+/* Whether ev->kind is a classic record's header (SYSTEM, COMPACT,
+ * PERFINFO, FULL, INSTANCE, 32 or 64 bits). */
+int etl__mof_kind_ok(int kind);
+
 /* EventMetadata records of a merged trace (lib/decode/event_metadata.c):
  * classic records of provider {bbccf6c1-...}, opcodes 32 and 33, shown
  * and learned so that the events they describe decode through
@@ -351,11 +355,12 @@ int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suff
                        const char *what, int (*load)(etl_decoder *d, void *ctx, const char *file),
                        void *ctx);
 
-/* Reads the whole file path (a regular file of at most max bytes) into a
- * malloc'd *buf / *len (free it). ETL_OK; ETL_FAILED with the decoder's
- * message set ("PATH: reason"; ETL_E_LIMIT naming what, "TMF", when it is
- * too large); ETL_FATAL on out-of-memory. */
-int etl__dec_read_file(etl_decoder *d, const char *path, size_t max, const char *what, char **buf,
-                       size_t *len);
+/* Reads the whole file path (a regular file of at most max bytes) and
+ * hands its text to parse(ctx, path, text, len); returns what parse
+ * returns, or ETL_FAILED with the decoder's message set ("PATH: reason";
+ * ETL_E_LIMIT naming what, "TMF", when it is too large), or ETL_FATAL on
+ * out-of-memory. */
+int etl__dec_load_file(etl_decoder *d, const char *path, size_t max, const char *what,
+                       int (*parse)(void *ctx, const char *name, const char *text, size_t len), void *ctx);
 
 #endif /* ETL_DECODE_PRIVATE_H */

@@ -113,12 +113,10 @@ int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suff
 	return rc;
 }
 
-int etl__dec_read_file(etl_decoder *d, const char *path, size_t max, const char *what, char **buf,
-                       size_t *len)
+int etl__dec_load_file(etl_decoder *d, const char *path, size_t max, const char *what,
+                       int (*parse)(void *ctx, const char *name, const char *text, size_t len), void *ctx)
 {
 	struct stat st;
-	*buf = NULL;
-	*len = 0;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		etl__dec_set_error(d, ETL_E_IO, "%s: %s", path, strerror(errno));
@@ -144,12 +142,13 @@ int etl__dec_read_file(etl_decoder *d, const char *path, size_t max, const char 
 	size_t got = n ? fread(b, 1, n, f) : 0;
 	int ioerr = ferror(f);
 	fclose(f);
+	int rc;
 	if (ioerr || got != n) {
 		etl__dec_set_error(d, ETL_E_IO, "%s: read error", path);
-		free(b);
-		return ETL_FAILED;
+		rc = ETL_FAILED;
+	} else {
+		rc = parse(ctx, path, b, n);
 	}
-	*buf = b;
-	*len = n;
-	return ETL_OK;
+	free(b);
+	return rc;
 }

@@ -60,7 +60,7 @@ static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
 }
 _Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
-static int kind_ok(int kind)
+int etl__mof_kind_ok(int kind)
 {
 	switch (kind) {
 	case ETL_HDR_SYSTEM32: case ETL_HDR_SYSTEM64:
@@ -160,7 +160,7 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 
 int etl__mof_match(const struct etl_event *ev)
 {
-	return kind_ok(ev->kind) && mof_find(ev, NULL, NULL) != NULL;
+	return etl__mof_kind_ok(ev->kind) && mof_find(ev, NULL, NULL) != NULL;
 }
 
 /* ---- the walk -------------------------------------------------------- */

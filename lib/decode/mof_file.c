@@ -47,16 +47,7 @@ struct moffile_set *etl__moffile_set(etl_decoder *d, int create)
 
 int etl__moffile_match(const struct etl_event *ev)
 {
-	switch (ev->kind) {
-	case ETL_HDR_SYSTEM32: case ETL_HDR_SYSTEM64:
-	case ETL_HDR_COMPACT32: case ETL_HDR_COMPACT64:
-	case ETL_HDR_PERFINFO32: case ETL_HDR_PERFINFO64:
-	case ETL_HDR_FULL_HEADER32: case ETL_HDR_FULL_HEADER64:
-	case ETL_HDR_INSTANCE32: case ETL_HDR_INSTANCE64:
-		return 1;
-	default:
-		return 0;
-	}
+	return etl__mof_kind_ok(ev->kind);
 }
 
 int etl__moffile_decode(etl_decoder *d, const struct etl_event *ev)

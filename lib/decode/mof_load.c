@@ -558,8 +558,9 @@ static int compile_call(struct mload *ml)
 
 /* ---- files ------------------------------------------------------------ */
 
-static int parse_into(struct mload *ml, const char *name, const char *text, size_t len)
+static int parse_into(void *ctx, const char *name, const char *text, size_t len)
 {
+	struct mload *ml = ctx;
 	const struct mofp_class *cls;
 	uint32_t n;
 	char err[256];
@@ -593,14 +594,7 @@ static int parse_into(struct mload *ml, const char *name, const char *text, size
 
 static int load_one(etl_decoder *d, void *ctx, const char *file)
 {
-	char *buf;
-	size_t n;
-	int rc = etl__dec_read_file(d, file, MOF_FILE_MAX_BYTES, "MOF", &buf, &n);
-	if (rc != ETL_OK)
-		return rc;
-	rc = parse_into(ctx, file, buf, n);
-	free(buf);
-	return rc;
+	return etl__dec_load_file(d, file, MOF_FILE_MAX_BYTES, "MOF", parse_into, ctx);
 }
 
 /* One call: files (or text) parsed by parse, then compiled. */

@@ -659,22 +659,15 @@ int etl__wpp_parse_tmf(etl_decoder *d, const char *name, const char *text, size_
 	return parse_text(d, s, name ? name : "TMF", text ? text : "", text ? len : 0);
 }
 
-static int load_file(etl_decoder *d, const char *path)
+static int parse_file(void *d, const char *name, const char *text, size_t len)
 {
-	char *buf;
-	size_t n;
-	int rc = etl__dec_read_file(d, path, WPP_MAX_FILE_BYTES, "TMF", &buf, &n);
-	if (rc != ETL_OK)
-		return rc;
-	rc = etl__wpp_parse_tmf(d, path, buf, n);
-	free(buf);
-	return rc;
+	return etl__wpp_parse_tmf(d, name, text, len);
 }
 
 static int load_one(etl_decoder *d, void *unused, const char *file)
 {
 	(void)unused;
-	return load_file(d, file);
+	return etl__dec_load_file(d, file, WPP_MAX_FILE_BYTES, "TMF", parse_file, d);
 }
 
 int etl_decoder_add_tmf(etl_decoder *d, const char *path)
