@@ -170,9 +170,13 @@ run: deps
 	$(Q)echo "== trace-demo $(O)/trace-demo.etl (the tracing runtime: every write kind, two threads)"
 	$(Q)./$(O)/programs/trace-demo $(O)/trace-demo.etl
 	$(Q)./$(O)/bin/etldump --summary $(O)/trace-demo.etl
-	$(Q)echo "== etlconvert -f text with the demo's manifest and TMF (first 8 events)"
+	$(Q)echo "== etlconvert -f text with the demo's manifest, TMF and MOF (every kind of event)"
 	$(Q)./$(O)/bin/etlconvert -q -f text --manifest testdata/programs/trace-demo.man \
-		--tmf testdata/programs/trace-demo.tmf $(O)/trace-demo.etl | sed -n '3,10p'
+		--tmf testdata/programs/trace-demo.tmf --mof testdata/programs/trace-demo.mof \
+		$(O)/trace-demo.etl -o $(O)/trace-demo.txt
+	$(Q)sed -n '3,8p' $(O)/trace-demo.txt
+	$(Q)echo "== $$(($$(wc -l < $(O)/trace-demo.txt) - 1)) records besides the header in $(O)/trace-demo.txt," \
+		"$$(grep -c 'no schema' $(O)/trace-demo.txt || true) without a schema"
 	$(Q)echo "== sem-demo $(O)/sem-demo (the Scenario Event Mapper: boot, logon, standby/resume, shutdown)"
 	$(Q)./$(O)/programs/sem-demo $(O)/sem-demo
 	$(Q)echo "== etldump --summary $(O)/sem-demo/DiagLog.etl (providers and events)"

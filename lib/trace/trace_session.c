@@ -56,7 +56,11 @@ static void fill_writer_options(struct etl_session *s, uint32_t tid)
 	o->pointer_size = 8;
 	o->number_of_processors = s->nproc;
 	o->clock_type = s->p.clock_type;
-	o->cpu_speed_mhz = s->cpu_mhz;
+	/* The measured cycle rate with the CPU-cycle clock, else the
+	 * machine's speed the writer's defaults read: never 0, which readers
+	 * divide by. */
+	if (s->cpu_mhz)
+		o->cpu_speed_mhz = s->cpu_mhz;
 	o->start_time = s->start_ft;
 	o->start_timestamp = s->start_ts;
 	etl__rt_clock_figures(s->p.clock_type, s->start_ts, s->start_ft, &o->perf_freq, &o->boot_time);
