@@ -48,22 +48,40 @@ etl_session *etl_session_new(void)
 
 /* ---- start ------------------------------------------------------------ */
 
+/* A replaying session's header keeps the captured trace's figures
+ * (etl_trace.h, "Replaying captured events"); the session's own are its
+ * name, file, mode, buffers, ids and EndTime. */
+static void replay_writer_options(struct etl_session *s)
+{
+	struct etl_writer_options *o = &s->wo;
+	uint32_t mhz = o->cpu_speed_mhz;
+	etl_writer_options_from_logfile(o, s->p.replay_of);
+	if (!o->cpu_speed_mhz)
+		o->cpu_speed_mhz = mhz;
+	o->end_time = 0;
+	s->layout_1_0 = o->version[2] == 1 && o->version[3] == 0;
+}
+
 static void fill_writer_options(struct etl_session *s, uint32_t tid)
 {
 	struct etl_writer_options *o = &s->wo;
 	etl_writer_options_init(o);
+	if (s->replay) {
+		replay_writer_options(s);
+	} else {
+		o->pointer_size = 8;
+		o->clock_type = s->p.clock_type;
+		/* The measured cycle rate with the CPU-cycle clock, else the
+		 * machine's speed the writer's defaults read: never 0, which
+		 * readers divide by. */
+		if (s->cpu_mhz)
+			o->cpu_speed_mhz = s->cpu_mhz;
+		o->start_time = s->start_ft;
+		o->start_timestamp = s->start_ts;
+		etl__rt_clock_figures(s->p.clock_type, s->start_ts, s->start_ft, &o->perf_freq, &o->boot_time);
+	}
 	o->buffer_size = s->bs;
-	o->pointer_size = 8;
 	o->number_of_processors = s->nproc;
-	o->clock_type = s->p.clock_type;
-	/* The measured cycle rate with the CPU-cycle clock, else the
-	 * machine's speed the writer's defaults read: never 0, which readers
-	 * divide by. */
-	if (s->cpu_mhz)
-		o->cpu_speed_mhz = s->cpu_mhz;
-	o->start_time = s->start_ft;
-	o->start_timestamp = s->start_ts;
-	etl__rt_clock_figures(s->p.clock_type, s->start_ts, s->start_ft, &o->perf_freq, &o->boot_time);
 	o->logger_name = s->name;
 	o->log_file_name = s->p.file_mode == ETL_FILE_NEWFILE ? s->first_name
 	                 : s->file_name ? s->file_name : "";
@@ -81,6 +99,14 @@ static void fill_writer_options(struct etl_session *s, uint32_t tid)
 static void clock_start(struct etl_session *s)
 {
 	uint32_t ct = s->p.clock_type;
+	if (s->replay) {
+		/* The trace's anchor: its raw values read as they did there. */
+		s->stamp_ct = 0;
+		s->cpu_mhz = s->p.replay_of->cpu_speed_mhz;
+		s->start_ft = s->p.replay_of->start_time;
+		s->start_ts = s->p.replay_of->header_timestamp;
+		return;
+	}
 	if (s->p.clock) {
 		s->stamp_ct = 0;
 		s->cpu_mhz = ct == ETL_CLOCK_CPUCYCLE ? ETL_RT_OWN_CPU_MHZ : 0;
@@ -133,6 +159,9 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	int rc = etl__rt_check_props(s, name, props, &pv);
 	if (rc != ETL_OK)
 		return rc;
+	/* Replaying: a buffer stream per processor of the captured trace. */
+	if (p->replay_of)
+		nproc = p->replay_of->number_of_processors;
 	etl__rt_ctl_lock();
 	/* Before any session exists: what a forked child does with them. */
 	etl__rt_set_fork_child(orphan_all);
@@ -177,6 +206,8 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	if (!s->p.max_buffers)
 		s->p.max_buffers = s->p.min_buffers + 20;
 	s->nproc = nproc;
+	s->replay = p->replay_of != NULL;
+	s->layout_1_0 = 0;
 	s->bs = p->buffer_size;
 	s->max_bufs = s->p.max_buffers;
 	s->index = idx;
@@ -220,11 +251,14 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	}
 	clock_start(s);
 	fill_writer_options(s, etl__rt_tid());
-	if (s->p.clock) {
+	if (s->p.clock && !s->replay) {
 		/* The caller's clock: nothing measured, a 10 MHz QPC from 0. */
 		s->wo.perf_freq = ETL_RT_OWN_QPC_HZ;
 		s->wo.boot_time = s->start_ft;
 	}
+	etl__rt_session_clock_init(s);
+	/* replay_of is the caller's: it is not kept past the start. */
+	s->p.replay_of = NULL;
 	if (etl__rt_pool_init(s) != ETL_OK) {
 		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the buffers: buffers=%u, size=%u",
 		             s->p.min_buffers, s->bs);
