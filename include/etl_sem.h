@@ -639,14 +639,14 @@ ETL_API const char *etl_sem_errmsg(const etl_sem *sem);
  *  to ev->utc and calls etl_sem_clock_advanced() before each event.
  *  Scenario calls and replayed events may be mixed; the report counts
  *  context events of replayed events only.
- *  @return : ETL_OK when the event reached every session meant for it and
- *  the scenario action, if any, was done; ETL_FAILED when it was lost in a
- *  session or the action was refused or failed (status events say so;
- *  etl_sem_last_status() as for the scenario writes; for an event that is
- *  both an end and a start event, the first failure, else the start's);
- *  etl_replay_write()'s own ETL_FAILED / ETL_FATAL when the write failed
- *  so; ETL_FAILED with STATUS_INVALID_PARAMETER and nothing written when
- *  sem or ev is NULL. */
+ *  @return : etl_replay_write()'s result: ETL_OK when the event reached
+ *  every session meant for it, ETL_FAILED when it was lost in one,
+ *  ETL_FATAL. A refused or failed scenario action is no failure of the
+ *  replay (the trace holds what it holds; status events say so):
+ *  etl_sem_last_status() tells it, as for the scenario writes (for an
+ *  event that is both an end and a start event, the first failure, else
+ *  the start's). ETL_FAILED with STATUS_INVALID_PARAMETER and nothing
+ *  written when sem or ev is NULL. */
 ETL_API int etl_sem_replay_event(etl_sem *sem, const struct etl_event *ev);
 
 /* ---- the report: the scenario instances the engine ran --------------------- */

@@ -197,9 +197,6 @@ int etl_sem_replay_event(etl_sem *sem, const struct etl_event *ev)
 		st = combine_status(st, etl__sem_start_instance(sem, &ev->provider, ev->id, &act));
 	}
 	pthread_mutex_unlock(&sem->lock);
-	if (wrc != ETL_OK && wrc != ETL_FAILED) {
-		t_status = st;
-		return wrc;
-	}
-	return outcome(wrc, st);
+	t_status = st;
+	return wrc;
 }
