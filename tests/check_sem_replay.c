@@ -13,7 +13,9 @@
  * provider) through the API and through its JSON; every event of
  * DiagLog.etl (the start and end events, the status events decoded
  * through testdata/manifests/kernel-wdi.man) and of WdiContextLog.etl, in
- * order, with their times; the outcome of each scenario event. The trace
+ * order, with their times; the outcome of each scenario event; the JSON
+ * text byte for byte against REPORT (what etlreplay --report must write
+ * for this trace and configuration, tests/cli/etlreplay_sem.sh). The trace
  * holds the cases of the zero-activity-id rule: a zero-id end with
  * nothing to end, zero-id starts (replay ids), zero-id ends ending the
  * oldest instance they can, one of them an instance with an id of its own.
@@ -32,6 +34,7 @@
 #include "testutil.h"
 
 #define TRACE "testdata/sample/windows-scenarios.etl"
+#define REPORT "testdata/sample/windows-scenarios.report.json"
 #define REG "testdata/wdi/windows-default.reg"
 #define SYSTEM_HIVE "testdata/wdi/windows-default.SYSTEM.hive"
 #define SOFTWARE_HIVE "testdata/wdi/windows-default.SOFTWARE.hive"
@@ -511,6 +514,11 @@ static void check_all(etl_sem_config *cfg)
 	check_outcomes(&r);
 	check_report(r.report);
 	check_report_json(r.json);
+	size_t n;
+	char *want = (char *)tu_load_file(REPORT, &n);
+	ck_assert_msg(strlen(r.json) == n && memcmp(r.json, want, n) == 0, "the report differs from %s:\n%s", REPORT,
+	              r.json);
+	free(want);
 	check_diaglog(&r.diag);
 	check_contextlog(&r.ctx);
 	replayed_free(&r);
@@ -521,6 +529,7 @@ static void check_all(etl_sem_config *cfg)
 START_TEST(test_replay_reg)
 {
 	NEED(TRACE);
+	NEED(REPORT);
 	NEED(REG);
 	check_all(sx_load("windows-default.reg"));
 }
@@ -529,6 +538,7 @@ END_TEST
 START_TEST(test_replay_hives)
 {
 	NEED(TRACE);
+	NEED(REPORT);
 	NEED(SYSTEM_HIVE);
 	NEED(SOFTWARE_HIVE);
 	struct etl_sem_error err;
