@@ -168,6 +168,11 @@ struct etl_session_props {
 	                                logfile header of the captured trace
 	                                this session replays, see "Replaying
 	                                captured events" below (needs clock) */
+	const char *log_file_name;   /* the name the file's header records
+	                                (LogFileName; NEWFILE: a pattern like
+	                                file_name); NULL: file_name. For a
+	                                program that writes to a temporary
+	                                and renames it when done              */
 };
 
 /*! etl_session_props_init() : fills p with the defaults named above. */

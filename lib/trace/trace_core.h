@@ -191,6 +191,7 @@ struct etl_session {
 	/* output (logger thread only while running) */
 	struct etl_writer_options wo;   /* header of every file               */
 	char *first_name;               /* NEWFILE: pattern % 1               */
+	char *log_name;                 /* log_file_name (NEWFILE: % 1), or NULL */
 	etl_writer *w;
 	int out_rc;                     /* ETL_OK or the first failure        */
 	uint8_t *rt_hdr;                /* REALTIME: header buffer copy       */

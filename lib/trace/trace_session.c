@@ -83,7 +83,8 @@ static void fill_writer_options(struct etl_session *s, uint32_t tid)
 	o->buffer_size = s->bs;
 	o->number_of_processors = s->nproc;
 	o->logger_name = s->name;
-	o->log_file_name = s->p.file_mode == ETL_FILE_NEWFILE ? s->first_name
+	o->log_file_name = s->log_name ? s->log_name
+	                 : s->p.file_mode == ETL_FILE_NEWFILE ? s->first_name
 	                 : s->file_name ? s->file_name : "";
 	o->log_file_mode = s->mode_bits;
 	o->maximum_file_size_mb = s->p.max_file_size_mb;
@@ -118,6 +119,26 @@ static void clock_start(struct etl_session *s)
 	s->cpu_mhz = etl__rt_clock_prepare(ct);
 	s->start_ts = etl__rt_now(ct);
 	s->start_ft = ct == ETL_CLOCK_SYSTEMTIME ? s->start_ts : etl__rt_filetime_now();
+}
+
+/* The LogFileName of the header: log_file_name, whose first "%d" is the
+ * first file's number in NEWFILE mode (copied, never used as a format). */
+static char *log_name_of(const struct etl_session_props *p)
+{
+	const char *d = p->file_mode == ETL_FILE_NEWFILE ? strstr(p->log_file_name, "%d") : NULL;
+	size_t n = strlen(p->log_file_name);
+	char *out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	if (!d) {
+		memcpy(out, p->log_file_name, n + 1);
+	} else {
+		size_t at = (size_t)(d - p->log_file_name);
+		memcpy(out, p->log_file_name, at);
+		out[at] = '1';
+		memcpy(out + at + 1, d + 2, n - at - 1);
+	}
+	return out;
 }
 
 /* Undoes a start that failed half way (control lock held). */
@@ -192,11 +213,13 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	free(s->name);
 	free(s->file_name);
 	free(s->first_name);
+	free(s->log_name);
 	free(s->rt_hdr);
 	free(s->rt_img);
 	s->rt_hdr = s->rt_img = NULL;
 	s->rt_hdr_size = 0;
 	s->first_name = NULL;
+	s->log_name = NULL;
 	s->p = *p;
 	s->name = strdup(name);
 	s->file_name = p->file_name ? strdup(p->file_name) : NULL;
@@ -232,6 +255,12 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	atomic_store(&s->files_written, 0);
 	g_owner[idx] = s;
 	if (!s->name || (p->file_name && !s->file_name)) {
+		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the session");
+		start_failed(s);
+		etl__rt_ctl_unlock();
+		return ETL_FATAL;
+	}
+	if (p->log_file_name && !(s->log_name = log_name_of(p))) {
 		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the session");
 		start_failed(s);
 		etl__rt_ctl_unlock();
@@ -447,6 +476,7 @@ void etl_session_free(etl_session *s)
 	free(s->name);
 	free(s->file_name);
 	free(s->first_name);
+	free(s->log_name);
 	free(s->rt_hdr);
 	free(s->rt_img);
 	free(s);
