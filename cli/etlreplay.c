@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include "etl_sem.h"
 #include "replay.h"
+#include "replay_sem.h"
 
 #define PROG "etlreplay"
 
@@ -341,13 +342,8 @@ static int replay(struct options *o, int quiet, char **paths, int n)
 		paths = stdin_only;
 		n = 1;
 	}
-	if (r->sem.config || r->sem.system_hive) {
-		/* The SEM's part of the replay (cli/replay_sem.h) is not in this
-		 * build yet. */
-		cli_usage_error("%s", "running the SEM during a replay is not available yet; "
-		                "--check-config checks a configuration");
+	if (replay_sem_check(&r->sem, r->realtime ? NULL : r->output, paths, n) != CLI_EXIT_CLEAN)
 		return CLI_EXIT_USAGE;
-	}
 	/* An output that is an input, an input named twice (a --new-file
 	 * pattern's names are checked before they are moved into place). */
 	if (cli_check_paths(r->realtime || r->newfile_mb ? NULL : r->output, paths, n, 0) != CLI_EXIT_CLEAN)

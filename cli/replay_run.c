@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "replay.h"
+#include "replay_sem.h"
 
 /* The GUIDs the session enables so far: an open-addressed set. */
 struct guid_set {
@@ -91,6 +92,7 @@ struct replay {
 	struct replay_out out;
 	int staged;                    /* out holds a private directory       */
 	struct replay_live *live;
+	struct replay_sem *sem;        /* --config / --system-hive            */
 	struct replay_pace pace;
 	struct guid_set enabled;
 	_Atomic int64_t now;           /* the caller's clock: trace time      */
@@ -246,7 +248,7 @@ static void pace_tick(void *ctx, int64_t t)
 {
 	struct replay *rp = ctx;
 	set_now(rp, t);
-	if (after_advance(rp, rp->now) != 0)
+	if (after_advance(rp, rp->now) != 0 || (rp->sem && replay_sem_tick(rp->sem) != ETL_OK))
 		rp->rc = CLI_EXIT_IO;
 }
 
@@ -283,7 +285,7 @@ static int replay_event(struct replay *rp, const struct etl_event *ev, struct co
 	/* The SEM's part of the replay (cli/replay_sem.h) takes the event
 	 * here when --config or --system-hive is given, and writes it itself
 	 * (etl_sem_replay_event()). */
-	int st = etl_replay_write(ev);
+	int st = rp->sem ? replay_sem_event(rp->sem, ev) : etl_replay_write(ev);
 	if (st == ETL_FATAL) {
 		cli_message("out of memory");
 		return -1;
@@ -325,6 +327,7 @@ static void replay_free(struct replay *rp)
 	if (rp->staged)
 		replay_out_abandon(&rp->out);
 	replay_live_free(rp->live);
+	replay_sem_free(rp->sem);
 	free(rp->enabled.v);
 	free(rp->enabled.used);
 	convert_free_inputs(&rp->ins);
@@ -351,8 +354,12 @@ int replay_run(const struct replay_options *o, char **paths, int n)
 	}
 	if (rc == CLI_EXIT_CLEAN) {
 		replay_logfile(&rp);
-		rc = start_session(&rp);
+		rp.now = rp.lf.start_time;
+		if (replay_sem_wanted(&o->sem))
+			rc = replay_sem_open(&o->sem, o->realtime ? NULL : o->output, trace_clock, &rp, &rp.sem);
 	}
+	if (rc == CLI_EXIT_CLEAN)
+		rc = start_session(&rp);
 	if (rc != CLI_EXIT_CLEAN) {
 		replay_free(&rp);
 		return rc;
@@ -368,9 +375,11 @@ int replay_run(const struct replay_options *o, char **paths, int n)
 	if (rp.live && replay_live_release(rp.live) != 0)
 		rc = CLI_EXIT_IO;
 	rc = cli_worse(rc, convert_status(&rp.ins));
+	int commit = rc != CLI_EXIT_IO;
 	if (rc != CLI_EXIT_IO && !o->realtime) {
 		if (convert_nothing_read(&rp.ins, o->output)) {
 			rc = cli_worse(rc, CLI_EXIT_DAMAGE);
+			commit = 0;
 		} else {
 			struct etl_session_stats ss;
 			etl_session_stats(rp.s, &ss);
@@ -379,6 +388,8 @@ int replay_run(const struct replay_options *o, char **paths, int n)
 			rp.staged = 0;
 		}
 	}
+	if (rp.sem)
+		rc = cli_worse(rc, replay_sem_finish(rp.sem, paths, n, commit && rc != CLI_EXIT_IO));
 	replay_free(&rp);
 	return rc;
 }
