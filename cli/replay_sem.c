@@ -217,15 +217,6 @@ int replay_sem_event(struct replay_sem *rs, const struct etl_event *ev)
 	return etl_sem_replay_event(rs->sem, ev);
 }
 
-int replay_sem_tick(struct replay_sem *rs)
-{
-	if (etl_sem_clock_advanced(rs->sem) == ETL_FATAL) {
-		cli_message("the SEM: %s", etl_sem_errmsg(rs->sem));
-		return ETL_FATAL;
-	}
-	return ETL_OK;
-}
-
 /* ---- the table ------------------------------------------------------------ */
 
 /* g as the registry and the report write it: upper case, braced. */

@@ -17,7 +17,8 @@
  *                                                 names come first)
  *     per event, its time set on the clock:
  *         replay_sem_event(rs, ev)                instead of etl_replay_write()
- *     while pacing without an event: replay_sem_tick(rs)
+ * The SEM hears of time from the events only (not from --speed's waits):
+ * its timeouts, and so the report, are the same however fast the replay.
  *     replay_sem_finish(rs, inputs, n, commit)    then replay_sem_free(rs)
  */
 #ifndef REPLAY_SEM_H
@@ -57,10 +58,6 @@ int replay_sem_open(const struct replay_sem_options *o, const char *output, etl_
  *  @return : etl_replay_write()'s result (ETL_OK, ETL_FAILED: lost in a
  *  session, ETL_FATAL). */
 int replay_sem_event(struct replay_sem *rs, const struct etl_event *ev);
-
-/*! replay_sem_tick() : the clock moved without an event (pacing): the
- *  timeouts and flush timers due. @return : ETL_OK or ETL_FATAL. */
-int replay_sem_tick(struct replay_sem *rs);
 
 /*! replay_sem_finish() : stops the SEM (instances still running end);
  *  with commit, moves DiagLog.etl and WdiContextLog.etl into place,

@@ -5,7 +5,8 @@
 # WdiContextLog.etl beside OUT (or into --out-dir), the --report JSON byte
 # for byte as testdata/sample/windows-scenarios.report.json (from the .reg
 # file and from the hives alike), one table row per instance on stdout;
-# OUT still holds every event of the input; a file of the SEM that names
+# OUT still holds every event of the input; --speed changes nothing in
+# the report; a file of the SEM that names
 # an input is refused before anything is read and leaves the input as it
 # was; an unusable configuration and an unwritable directory are clear
 # errors that leave nothing behind; and the trace sem-trace writes now
@@ -92,6 +93,12 @@ cmp "$T/b/r.json" "$REPORT" || fail "the report from the hives differs"
 [ -f "$T/b/sem/DiagLog.etl" ] && [ -f "$T/b/sem/WdiContextLog.etl" ] || fail "no files in --out-dir"
 [ "$(ls -A "$T/b" | sort | tr '\n' ' ')" = "out.etl r.json sem " ] || fail "beside OUT: $(ls -A "$T/b")"
 [ "$(ls -A "$T/b/sem" | wc -l)" -eq 2 ] || fail "in --out-dir: $(ls -A "$T/b/sem")"
+
+# Paced (--speed): the SEM hears of time from the events only, so the
+# report is the same.
+mkdir "$T/g"
+run 0 "$IN" -o "$T/g/out.etl" --config "$W/windows-default.reg" --report "$T/g/r.json" --speed 4000
+cmp "$T/g/r.json" "$REPORT" || fail "a paced replay gives another report"
 
 # --realtime: no OUT; the SEM's files go to the current directory.
 mkdir "$T/c"
