@@ -180,7 +180,8 @@ static void read_file(const char *path, uint32_t which, struct content *c)
 			c->found = 1;
 			ck_assert_uint_le(ev->ext_size, sizeof c->bytes - 4);
 			memcpy(c->bytes, ev->payload, 4);
-			memcpy(c->bytes + 4, ev->ext, ev->ext_size);
+			if (ev->ext_size)
+				memcpy(c->bytes + 4, ev->ext, ev->ext_size);
 			c->seen.payload = c->bytes;
 			c->seen.ext = c->bytes + 4;
 			c->seen.record = NULL;
@@ -492,8 +493,10 @@ static void on_event(void *ctx, const struct etl_event *ev)
 	uint8_t *m = malloc(ev->ext_size + ev->payload_size + 1);
 	if (!m)
 		abort();
-	memcpy(m, ev->ext, ev->ext_size);
-	memcpy(m + ev->ext_size, ev->payload, ev->payload_size);
+	if (ev->ext_size)
+		memcpy(m, ev->ext, ev->ext_size);
+	if (ev->payload_size)
+		memcpy(m + ev->ext_size, ev->payload, ev->payload_size);
 	rc->v[rc->n] = *ev;
 	rc->v[rc->n].ext = m;
 	rc->v[rc->n].payload = m + ev->ext_size;
