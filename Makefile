@@ -244,10 +244,11 @@ build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -MMD -MP -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lm
 
-## bench: reading (bench/read), conversion (bench/convert), tracing-runtime (bench/runtime) and compression (bench/compress) figures
+## bench: reading (bench/read), conversion (bench/convert), tracing-runtime (bench/runtime), compression (bench/compress) and replay (bench/replay) figures
 bench: all $(BENCH_BINS)
 	$(Q)BENCH_DIR=$(O)/bench sh bench/read && BENCH_DIR=$(O)/bench sh bench/convert && \
-		BENCH_DIR=$(O)/bench sh bench/runtime && BENCH_DIR=$(O)/bench sh bench/compress
+		BENCH_DIR=$(O)/bench sh bench/runtime && BENCH_DIR=$(O)/bench sh bench/compress && \
+		BENCH_DIR=$(O)/bench sh bench/replay
 
 ## install: install library, headers, tools, man pages and libetl.pc under $(DESTDIR)$(PREFIX)
 install: install-lib install-headers install-pc install-man install-bin

@@ -199,6 +199,9 @@ static int start_session(struct replay *rp)
 		sp.file_mode = o->circular_mb ? ETL_FILE_CIRCULAR : o->newfile_mb ? ETL_FILE_NEWFILE
 		                                                                  : ETL_FILE_SEQUENTIAL;
 		sp.max_file_size_mb = o->circular_mb ? o->circular_mb : o->newfile_mb;
+		/* Buffers go to the file when full: the file is moved into
+		 * place only at the end, a timer flush would only split them. */
+		sp.flush_timer_ms = 0;
 	}
 	rp->now = rp->lf.start_time;
 	rp->next_release = rp->lf.start_time + (int64_t)sp.flush_timer_ms * 10000;

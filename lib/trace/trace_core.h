@@ -13,8 +13,9 @@
  *   lib/trace/trace_sync.c           processors, the process id, forks, the
  *                                    control lock, the session table,
  *                                    read-side sections
- * The write kinds (lib/trace/trace_write.c, lib/trace/trace_encode.c) sit
- * above the core and reach it through lib/trace/trace_seam.h.
+ * The write kinds (lib/trace/trace_write.c, lib/trace/trace_encode.c) and
+ * the replay of captured events (lib/trace/trace_replay.c) sit above the
+ * core and reach it through lib/trace/trace_seam.h.
  *
  * Lifetime. Every write runs inside a read-side section of one global,
  * SRCU-like domain: a per-processor pair of counters, incremented with a
