@@ -398,81 +398,6 @@ struct replayed {
 	int64_t first_utc, last_utc;
 };
 
-/* Replays every data event of the corpus file name into a session made
- * by mk (enabling each provider), the clock following the events. */
-static void replay_file(const char *name, etl_session *(*mk)(const struct etl_logfile *, void *), void *ctx,
-                        struct replayed *out)
-{
-	char *path = tu_corpus_path(name);
-	etl_reader *r = etl_reader_new();
-	ck_assert_int_eq(etl_reader_open_file(r, path), ETL_OK);
-	out->lf = *etl_reader_logfile(r);
-	out->sent = 0;
-	g_now = out->lf.start_time;
-	etl_session *s = mk(&out->lf, ctx);
-	const struct etl_event *ev;
-	int st;
-	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
-		ck_assert_int_eq(st, ETL_OK);
-		if (ev->buffer_offset == 0)
-			continue;
-		etl_session_enable(s, &ev->provider, &(struct etl_enable_params){ sizeof(struct etl_enable_params),
-		                                                                 255, ~0ULL, 0, 0 });
-		if (ev->utc > g_now)
-			g_now = ev->utc;
-		if (!out->sent)
-			out->first_utc = ev->utc;
-		out->last_utc = ev->utc;
-		TU_CHECK(etl_replay_write(ev) == ETL_OK, "%s: event at 0x%" PRIx64 " not replayed", name,
-		         ev->file_offset);
-		ck_assert_int_eq(etl_session_clock_advanced(s), ETL_OK);
-		out->sent++;
-	}
-	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
-	struct etl_session_stats ss;
-	etl_session_stats(s, &ss);
-	ck_assert_uint_eq(ss.events_written, out->sent);
-	ck_assert_uint_eq(ss.events_lost, 0);
-	etl_session_free(s);
-	etl_reader_free(r);
-	free(path);
-}
-
-static etl_session *mk_file(const struct etl_logfile *lf, void *ctx)
-{
-	struct etl_session_props sp;
-	etl_session_props_init(&sp);
-	sp.file_name = ctx;
-	sp.buffer_size = (lf->buffer_size + 4095) & ~4095u;
-	sp.clock = test_clock;
-	sp.replay_of = lf;
-	sp.blocking = 1;
-	etl_session *s = etl_session_new();
-	ck_assert_int_eq(etl_session_start(s, "ReplayFile", &sp), ETL_OK);
-	return s;
-}
-
-START_TEST(test_deterministic_file)
-{
-	TU_NEED_CORPUS();
-	struct replayed rp;
-	replay_file("win7-httpservice-manifest.etl", mk_file, g_a, &rp);
-	size_t n1, n2;
-	uint8_t *one = tu_load_file(g_a, &n1);
-	replay_file("win7-httpservice-manifest.etl", mk_file, g_a, &rp);
-	uint8_t *two = tu_load_file(g_a, &n2);
-	ck_assert_uint_eq(n1, n2);
-	ck_assert_msg(memcmp(one, two, n1) == 0, "two replays of the same trace differ");
-	free(one);
-	free(two);
-	struct content c;
-	read_file(g_a, UINT32_MAX, &c);
-	ck_assert_int_eq(c.lf.start_time, rp.lf.start_time);
-	ck_assert_int_eq(c.lf.end_time, rp.last_utc);
-	ck_assert_uint_eq(c.lf.buffers_lost + c.lf.events_lost, 0);
-}
-END_TEST
-
 /* A real-time consumer: copies of every event received. */
 struct received {
 	struct etl_event *v;
@@ -503,21 +428,87 @@ static void on_event(void *ctx, const struct etl_event *ev)
 	rc->mem[rc->n++] = m;
 }
 
-static etl_session *mk_realtime(const struct etl_logfile *lf, void *ctx)
+/* A session replaying the trace lf: into the file path, or (path NULL)
+ * in real time to got. */
+static etl_session *start_replay(const struct etl_logfile *lf, const char *path, struct received *got)
 {
 	struct etl_session_props sp;
 	etl_session_props_init(&sp);
-	sp.file_mode = ETL_FILE_REALTIME;
-	sp.realtime_cb = on_event;
-	sp.realtime_ctx = ctx;
+	sp.file_name = path;
+	if (!path) {
+		sp.file_mode = ETL_FILE_REALTIME;
+		sp.realtime_cb = on_event;
+		sp.realtime_ctx = got;
+	}
 	sp.buffer_size = (lf->buffer_size + 4095) & ~4095u;
 	sp.clock = test_clock;
 	sp.replay_of = lf;
 	sp.blocking = 1;
 	etl_session *s = etl_session_new();
-	ck_assert_int_eq(etl_session_start(s, "ReplayLive", &sp), ETL_OK);
+	ck_assert_int_eq(etl_session_start(s, "ReplayCorpus", &sp), ETL_OK);
 	return s;
 }
+
+/* Replays every data event of the corpus file name into a session of
+ * start_replay() (out_path or got; enabling each provider), the clock
+ * following the events. */
+static void replay_file(const char *name, const char *out_path, struct received *got, struct replayed *out)
+{
+	char *path = tu_corpus_path(name);
+	etl_reader *r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_file(r, path), ETL_OK);
+	out->lf = *etl_reader_logfile(r);
+	out->sent = 0;
+	g_now = out->lf.start_time;
+	etl_session *s = start_replay(&out->lf, out_path, got);
+	const struct etl_event *ev;
+	int st;
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		ck_assert_int_eq(st, ETL_OK);
+		if (ev->buffer_offset == 0)
+			continue;
+		etl_session_enable(s, &ev->provider, &(struct etl_enable_params){ sizeof(struct etl_enable_params),
+		                                                                 255, ~0ULL, 0, 0 });
+		if (ev->utc > g_now)
+			g_now = ev->utc;
+		if (!out->sent)
+			out->first_utc = ev->utc;
+		out->last_utc = ev->utc;
+		TU_CHECK(etl_replay_write(ev) == ETL_OK, "%s: event at 0x%" PRIx64 " not replayed", name,
+		         ev->file_offset);
+		ck_assert_int_eq(etl_session_clock_advanced(s), ETL_OK);
+		out->sent++;
+	}
+	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
+	struct etl_session_stats ss;
+	etl_session_stats(s, &ss);
+	ck_assert_uint_eq(ss.events_written, out->sent);
+	ck_assert_uint_eq(ss.events_lost, 0);
+	etl_session_free(s);
+	etl_reader_free(r);
+	free(path);
+}
+
+START_TEST(test_deterministic_file)
+{
+	TU_NEED_CORPUS();
+	struct replayed rp;
+	replay_file("win7-httpservice-manifest.etl", g_a, NULL, &rp);
+	size_t n1, n2;
+	uint8_t *one = tu_load_file(g_a, &n1);
+	replay_file("win7-httpservice-manifest.etl", g_a, NULL, &rp);
+	uint8_t *two = tu_load_file(g_a, &n2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert_msg(memcmp(one, two, n1) == 0, "two replays of the same trace differ");
+	free(one);
+	free(two);
+	struct content c;
+	read_file(g_a, UINT32_MAX, &c);
+	ck_assert_int_eq(c.lf.start_time, rp.lf.start_time);
+	ck_assert_int_eq(c.lf.end_time, rp.last_utc);
+	ck_assert_uint_eq(c.lf.buffers_lost + c.lf.events_lost, 0);
+}
+END_TEST
 
 START_TEST(test_realtime_corpus)
 {
@@ -527,7 +518,7 @@ START_TEST(test_realtime_corpus)
 	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
 		struct received got = { 0 };
 		struct replayed rp;
-		replay_file(files[f], mk_realtime, &got, &rp);
+		replay_file(files[f], NULL, &got, &rp);
 		ck_assert_msg(got.n == rp.sent, "%s: %zu events received, %" PRIu64 " sent", files[f], got.n, rp.sent);
 		/* Each processor's events arrive in the order sent: read the
 		 * file again and match them stream by stream. */

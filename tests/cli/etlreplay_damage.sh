@@ -1,22 +1,15 @@
 #!/bin/sh
 # Damaged inputs replay everything readable: truncated copies of corpus
-# files (cut inside the header buffer, inside a buffer, at a buffer's end)
-# and copies with bits flipped. Exit 2 when a loss was reported, each with
+# files (cut inside the header buffer and inside buffers) and copies with
+# bits flipped. Exit 2 when a loss was reported, each with
 # the input's name and an offset; never a crash (a status of 128 or more,
 # or a sanitizer's report under make check SANITIZE=...); the output reads
 # back clean and holds exactly the events etldump reads from the damaged
 # input. Corpus sources: ../shared/corpus/INDEX.md.
-E=${ETLDUMP:-./build/bin/etldump}
-R=$(dirname "$E")/etlreplay
-C=${ETL_CORPUS:-../shared/corpus}
-[ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-d=$(mktemp -d) || exit 1
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/etlreplay.inc"
 
-# The events etldump reads, without EventTrace records (the header
-# buffer's differ), in a canonical order.
-events() { "$E" "$1" 2>/dev/null | grep -v ' EventTrace/' | sort; }
+# The events etldump reads from a damaged file, in a canonical order.
+sorted_events() { events "$1" 2>/dev/null | sort; }
 
 check() {                 # check NAME EXPECT(2|any): replays $d/bad.etl
 	"$R" "$d/bad.etl" -o "$d/o.etl" 2> "$d/err"
@@ -34,8 +27,8 @@ check() {                 # check NAME EXPECT(2|any): replays $d/bad.etl
 	fi
 	[ -f "$d/o.etl" ] || return 0   # nothing readable: no output
 	"$E" --count "$d/o.etl" > /dev/null 2>&1 || fail "$1: the replay does not read back clean"
-	events "$d/bad.etl" > "$d/want"
-	events "$d/o.etl" > "$d/got"
+	sorted_events "$d/bad.etl" > "$d/want"
+	sorted_events "$d/o.etl" > "$d/got"
 	cmp -s "$d/want" "$d/got" || fail "$1: the replay holds other events than the damaged input"
 	rm -f "$d/o.etl"
 }

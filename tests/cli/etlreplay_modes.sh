@@ -6,18 +6,8 @@
 # and standard output written; the header records the final name;
 # etldump's filters select what is replayed.
 # Corpus sources: ../shared/corpus/INDEX.md.
-E=${ETLDUMP:-./build/bin/etldump}
-R=$(dirname "$E")/etlreplay
-C=${ETL_CORPUS:-../shared/corpus}
-[ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-d=$(mktemp -d) || exit 1
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/etlreplay.inc"
 big=$C/perfview-kernel-clr-x64-compressed.etl
-
-# The events of a listing, without the EventTrace records (each file's
-# header buffer has its own).
-events() { "$E" "$@" | grep -v ' EventTrace/'; }
 
 for f in amsi-tracelogging onedrive-cldflt-wpp vista-classic-mixed-32; do
 	events "$C/$f.etl" > "$d/want"

@@ -7,13 +7,7 @@
 # existing output as it was and no temporary; an output replaced keeps
 # the mode of the file it replaces; usage errors exit 1 with nothing
 # written. Corpus sources: ../shared/corpus/INDEX.md.
-E=${ETLDUMP:-./build/bin/etldump}
-R=$(dirname "$E")/etlreplay
-C=${ETL_CORPUS:-../shared/corpus}
-[ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-d=$(mktemp -d) || exit 1
-trap 'chmod -R u+w "$d"; rm -rf "$d"' EXIT
+. "$(dirname "$0")/etlreplay.inc"
 cp "$C/amsi-tracelogging.etl" "$d/in.etl"
 sum=$(cksum < "$d/in.etl")
 same() { [ "$(cksum < "$d/in.etl")" = "$sum" ] || fail "$1: the input was modified"; }

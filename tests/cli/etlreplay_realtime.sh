@@ -4,15 +4,7 @@
 # in etldump's (time) order, with etldump's filters selecting them.
 # --speed F: a paced replay keeps the order, and takes at least (loosely)
 # the trace's span divided by F. Corpus sources: ../shared/corpus/INDEX.md.
-E=${ETLDUMP:-./build/bin/etldump}
-R=$(dirname "$E")/etlreplay
-C=${ETL_CORPUS:-../shared/corpus}
-[ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-d=$(mktemp -d) || exit 1
-trap 'rm -rf "$d"' EXIT
-
-events() { "$E" "$@" | grep -v ' EventTrace/'; }
+. "$(dirname "$0")/etlreplay.inc"
 
 for f in powershell-manifest wdi-shutdown-perfdiag-kernel onedrive-cldflt-wpp win7-classic-image-32; do
 	events "$C/$f.etl" > "$d/want"
