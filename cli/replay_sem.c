@@ -12,6 +12,7 @@
  * and a report with losses would not say what the trace holds) and have
  * no flush timer (their buffers are written when full and at the end).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -222,9 +223,12 @@ int replay_sem_event(struct replay_sem *rs, const struct etl_event *ev)
 /* g as the registry and the report write it: upper case, braced. */
 static const char *guid_text(const struct etl_guid *g, char out[40])
 {
-	const uint8_t *d = g->data4;
-	snprintf(out, 40, "{%08" PRIX32 "-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X}", g->data1,
-	         (unsigned)g->data2, (unsigned)g->data3, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]);
+	char t[ETL_GUID_STRLEN];
+	etl_guid_format(g, t);
+	out[0] = '{';
+	for (int i = 0; t[i]; i++)
+		out[i + 1] = (char)toupper((unsigned char)t[i]);
+	strcpy(out + ETL_GUID_STRLEN, "}");
 	return out;
 }
 
@@ -238,26 +242,28 @@ struct text {
 static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(struct text *t, const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (k < 0 || t->oom)
+	if (t->oom)
 		return;
-	if (t->n + (size_t)k + 1 > t->cap) {
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int k = vsnprintf(t->p ? t->p + t->n : NULL, t->cap - t->n, fmt, ap);
+		va_end(ap);
+		if (k < 0)
+			return;
+		if (t->n + (size_t)k < t->cap) {
+			t->n += (size_t)k;
+			return;
+		}
 		size_t cap = (t->n + (size_t)k + 1) * 2;
-		char *p = realloc(t->p, cap);
+		char *p = realloc(t->p, cap < 64 ? 64 : cap);
 		if (!p) {
 			t->oom = 1;
 			return;
 		}
 		t->p = p;
-		t->cap = cap;
+		t->cap = cap < 64 ? 64 : cap;
 	}
-	va_start(ap, fmt);
-	vsnprintf(t->p + t->n, t->cap - t->n, fmt, ap);
-	va_end(ap);
-	t->n += (size_t)k;
 }
 
 enum { COL_SCENARIOS, COL_ACTIVITY, COL_START, COL_END, COL_DURATION, COL_CONTEXT, N_COLS };
