@@ -19,6 +19,8 @@
  * holds the cases of the zero-activity-id rule: a zero-id end with
  * nothing to end, zero-id starts (replay ids), zero-id ends ending the
  * oldest instance they can, one of them an instance with an id of its own.
+ * An event that is both an end and a start event (a fixture configuration)
+ * ends one instance and starts the next.
  * A missing input skips the test that needs it.
  */
 #include <check.h>
@@ -548,6 +550,93 @@ START_TEST(test_replay_hives)
 }
 END_TEST
 
+/* ---- an event that is both an end and a start event ------------------ */
+
+/* S1: A;1 -> B;2; S2: B;2 -> C;3. */
+static const char CHAIN[] = SFX_HEAD
+	SFX_END(SFX_S1, SFX_A ";1", SFX_B ";2")
+	SFX_END(SFX_S2, SFX_B ";2", SFX_C ";3");
+
+/* A captured EVENT_HEADER event of fixture provider k, id, activity, at
+ * second s of the fixture's clock (what etl_reader_next() would return;
+ * etl_replay_write() reads no offsets). */
+static void chain_event(struct sfx *x, int k, uint16_t id, const struct etl_guid *act, int s)
+{
+	uint32_t tag = (uint32_t)s;
+	struct etl_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = ETL_HDR_EVENT_HEADER64;
+	ev.present = ETL_EVF_PID | ETL_EVF_TIMESTAMP | ETL_EVF_PROVIDER | ETL_EVF_DESCRIPTOR | ETL_EVF_ACTIVITY |
+	             ETL_EVF_UTC;
+	ev.provider = sfx_guid[k];
+	ev.id = id;
+	ev.level = 4;
+	ev.activity_id = *act;
+	ev.utc = ev.timestamp = SFX_T0 + s * SFX_SEC;
+	ev.pid = 1;
+	ev.tid = 2;
+	ev.payload = (const uint8_t *)&tag;
+	ev.payload_size = sizeof tag;
+	atomic_store(&sfx_now, ev.utc);
+	ck_assert_int_eq(etl_sem_clock_advanced(x->sem), ETL_OK);
+	ck_assert_int_eq(etl_sem_replay_event(x->sem, &ev), ETL_OK);
+	ck_assert_uint_eq(etl_sem_last_status(), ETL_SEM_STATUS_SUCCESS);
+}
+
+START_TEST(test_replay_end_then_start)
+{
+	/* B;2 ends the instance of S1, is written, then starts one of S2 with
+	 * the same id (free again): doc/sem.md §13. */
+	sfx_setup(NULL);
+	struct sfx x;
+	struct etl_sem_options o;
+	etl_sem_options_init(&o);
+	o.blocking = 1;
+	sfx_start_with(&x, sfx_config_text(CHAIN), &o);
+	struct etl_guid act = sx_guid("{12345678-9ABC-4DEF-8123-456789ABCDEF}");
+	chain_event(&x, SFX_PA, 1, &act, 1);
+	chain_event(&x, SFX_PB, 2, &act, 2);
+	chain_event(&x, SFX_PC, 3, &act, 3);
+	sfx_stop(&x);
+	struct etl_sem_report *r = etl_sem_report_new(x.sem);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->n_instances, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct etl_sem_instance_report *in = &r->instances[i];
+		ck_assert_int_eq(in->status, ETL_SEM_INSTANCE_ENDED);
+		ck_assert(etl_guid_equal(&in->activity, &act));
+		ck_assert(etl_guid_equal(&in->start.provider, &sfx_guid[i ? SFX_PB : SFX_PA]));
+		ck_assert(etl_guid_equal(&in->end.provider, &sfx_guid[i ? SFX_PC : SFX_PB]));
+		ck_assert_int_eq(in->start.time, SFX_T0 + (int64_t)(i + 1) * SFX_SEC);
+		ck_assert_int_eq(in->duration, SFX_SEC);
+	}
+	guid_is(&r->instances[0].scenarios[0], SFX_S1, "first scenario");
+	guid_is(&r->instances[1].scenarios[0], SFX_S2, "second scenario");
+	etl_sem_report_free(r);
+	struct sf_file d;
+	sfx_finish(&x, &d, NULL);
+	/* A;1 and 32; 33 (S1 ended by B;2), B;2 and 32 (S2 started by it); 33
+	 * and C;3 - each at its second, with the one activity id (events of
+	 * one time may sit in either order in the file). */
+	static const struct { int s, k, id; } want[] = {
+		{ 1, SFX_PA, 1 }, { 1, -1, 32 }, { 2, -1, 33 }, { 2, SFX_PB, 2 }, { 2, -1, 32 }, { 3, -1, 33 }, { 3, SFX_PC, 3 },
+	};
+	ck_assert_uint_eq(d.n, N(want));
+	struct etl_guid wdi = sx_guid(KERNEL_WDI);
+	for (size_t i = 0; i < N(want); i++) {
+		size_t j;
+		for (j = 0; j < d.n; j++)
+			if (d.ev[j].utc == SFX_T0 + want[i].s * SFX_SEC && d.ev[j].id == want[i].id &&
+			    etl_guid_equal(&d.ev[j].provider, want[i].k < 0 ? &wdi : &sfx_guid[want[i].k]))
+				break;
+		ck_assert_msg(j < d.n, "DiagLog has no event %d at second %d", want[i].id, want[i].s);
+		ck_assert(etl_guid_equal(&d.ev[j].activity, &act));
+	}
+	sf_free(&d);
+	sfx_teardown();
+}
+END_TEST
+
 START_TEST(test_replay_invalid)
 {
 	struct etl_event ev;
@@ -584,6 +673,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_replay_reg);
 	tcase_add_test(tc, test_replay_hives);
+	tcase_add_test(tc, test_replay_end_then_start);
 	tcase_add_test(tc, test_replay_invalid);
 	tcase_add_test(tc, test_scenario_names);
 	suite_add_tcase(s, tc);
