@@ -93,6 +93,40 @@ int convert_nothing_read(const struct convert_inputs *ins, const char *output);
 
 void convert_free_inputs(struct convert_inputs *ins);
 
+/* ---- what a trace of the merged inputs needs (convert_etl.c) ------------- */
+
+/* From a walk over an input's buffer headers. */
+struct buffer_scan {
+	int max_proc;              /* highest processor of any buffer, -1    */
+	uint32_t max_size;         /* largest logger buffer a buffer shows   */
+	int hdr_known;             /* the header buffer was seen             */
+	uint16_t hdr_flags, hdr_logger_id;
+};
+
+/*! convert_scan_buffers() : walks the buffer headers of input in with a
+ *  reader of its own (damage is the main pass's to report). */
+void convert_scan_buffers(const struct convert_input *in, struct buffer_scan *bs);
+
+/* The figures of one trace of every input's events. */
+struct convert_figures {
+	const struct etl_logfile *clock; /* whose clock (etl_merge_clock_input),
+	                              NULL when no input has a logfile header */
+	uint32_t processors;       /* a buffer stream for every processor an
+	                              event names: the largest of the inputs'
+	                              NumberOfProcessors and highest processor
+	                              + 1, 1..ETL_MAX_PROCESSORS              */
+	uint32_t buffer_size;      /* the largest of the inputs' (a damaged
+	                              first header: its buffers'), not yet
+	                              made to fit a writer                   */
+	uint32_t events_lost, buffers_lost; /* the inputs' sums              */
+	int64_t end_time;          /* the latest EndTime                     */
+};
+
+/*! convert_figures() : fg for the inputs and their scans (one per
+ *  input). */
+void convert_figures(const struct convert_inputs *ins, const struct buffer_scan *scan,
+                     struct convert_figures *fg);
+
 /* ---- numbered output files (convert_parts.c) ---------------------------- */
 
 /* The parts of a --split-size / --split-time run, written into a private

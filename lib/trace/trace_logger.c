@@ -133,7 +133,9 @@ static int timer_due(struct etl_session *s, const struct timespec *next)
 static void *logger_main(void *arg)
 {
 	struct etl_session *s = arg;
-	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING;
+	/* A replaying session's processors are the trace's, not this
+	 * machine's: nothing to balance. */
+	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING && !s->replay;
 	uint32_t period = s->p.flush_timer_ms;
 	int own_clock = s->p.clock != NULL;
 	struct timespec next;
