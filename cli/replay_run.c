@@ -168,7 +168,7 @@ static void replay_logfile(struct replay *rp)
 static void pool_size(struct etl_session_props *sp, uint32_t nproc)
 {
 	uint32_t cap = (64u << 20) / sp->buffer_size;
-	uint32_t want = 2 * (nproc < 32 ? nproc : 32) + 16;
+	uint32_t want = 2 * (nproc < 32 ? nproc : 32) + 64;
 	sp->min_buffers = 4;
 	sp->max_buffers = want < cap ? want : cap;
 	if (sp->max_buffers < 8)
