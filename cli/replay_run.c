@@ -165,12 +165,13 @@ static void replay_logfile(struct replay *rp)
 
 /* ---- the session ------------------------------------------------------------ */
 
-/* Buffers in flight: a current one per processor in use, and as many
- * again to fill while the logger writes, within 64 MiB. */
+/* Buffers in flight: a current one per processor in use (up to 32), as
+ * many again and 64 more to fill while the logger writes (so the reading
+ * thread seldom waits for it), within 64 MiB; allocated as needed. */
 static void pool_size(struct etl_session_props *sp, uint32_t nproc)
 {
 	uint32_t cap = (64u << 20) / sp->buffer_size;
-	uint32_t want = 2 * (nproc < 32 ? nproc : 32) + 16;
+	uint32_t want = 2 * (nproc < 32 ? nproc : 32) + 64;
 	sp->min_buffers = 4;
 	sp->max_buffers = want < cap ? want : cap;
 	if (sp->max_buffers < 8)
