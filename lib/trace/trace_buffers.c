@@ -92,6 +92,19 @@ void etl__rt_pool_free(struct etl_session *s)
 	s->free_list = s->queue = s->ring = NULL;
 }
 
+/* The pool lock, taken by a writer (or the logger swapping buffers out):
+ * a wait for it is counted (etl_session_timing), which costs nothing
+ * when the lock is free. */
+static void pool_lock(struct etl_session *s)
+{
+	if (pthread_mutex_trylock(&s->lock) == 0)
+		return;
+	int64_t t0 = etl__rt_mono_ns();
+	pthread_mutex_lock(&s->lock);
+	s->tm_lock_waits++;
+	s->tm_lock_wait_ns += (uint64_t)(etl__rt_mono_ns() - t0);
+}
+
 /* A free buffer, or -1. Lock held. */
 static long pool_take_locked(struct etl_session *s)
 {
@@ -117,7 +130,7 @@ static long pool_take_locked(struct etl_session *s)
 
 static long pool_take(struct etl_session *s)
 {
-	pthread_mutex_lock(&s->lock);
+	pool_lock(s);
 	long i = pool_take_locked(s);
 	pthread_mutex_unlock(&s->lock);
 	return i;
@@ -126,7 +139,7 @@ static long pool_take(struct etl_session *s)
 /* Returns buffer i to the free list (wakes blocked writers). */
 static void release(struct etl_session *s, uint32_t i)
 {
-	pthread_mutex_lock(&s->lock);
+	pool_lock(s);
 	s->free_list[s->n_free++] = i;
 	pthread_cond_broadcast(&s->cv_free);
 	pthread_mutex_unlock(&s->lock);
@@ -148,7 +161,7 @@ void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n)
 static void hand_over(struct etl_session *s, uint32_t i, uint32_t end)
 {
 	s->bufs[i].end = end;
-	pthread_mutex_lock(&s->lock);
+	pool_lock(s);
 	s->queue[(s->q_head + s->q_count) % s->max_bufs] = i;
 	s->q_count++;
 	uint32_t avail = s->n_free + (s->max_bufs - atomic_load_explicit(&s->n_alloc, memory_order_relaxed));
@@ -162,7 +175,9 @@ static void hand_over(struct etl_session *s, uint32_t i, uint32_t end)
  * session stopped accepting. */
 static int wait_for_buffer(struct etl_session *s)
 {
-	pthread_mutex_lock(&s->lock);
+	int64_t t0 = etl__rt_mono_ns();
+	pool_lock(s);
+	s->tm_buffer_waits++;
 	s->flush_req = 1;
 	pthread_cond_signal(&s->cv_logger);
 	/* (A pool below max_buffers got here because an allocation failed:
@@ -183,6 +198,7 @@ static int wait_for_buffer(struct etl_session *s)
 		pthread_cond_signal(&s->cv_logger);
 	}
 	int ok = atomic_load(&s->accepting);
+	s->tm_buffer_wait_ns += (uint64_t)(etl__rt_mono_ns() - t0);
 	pthread_mutex_unlock(&s->lock);
 	return ok;
 }
@@ -317,13 +333,14 @@ static uint32_t squeeze(uint8_t *m, uint32_t end)
 
 void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b)
 {
-	(void)s;
 	uint32_t want = b->end - HDR;
 	uint64_t cw;
 	for (unsigned spins = 0;; spins++) {
 		cw = atomic_load_explicit(&b->commit, memory_order_acquire);
 		if ((uint32_t)cw == want)
 			break;
+		if (spins == 0)
+			etl__rt_tm_add(&s->tm_commit_waits, 1);
 		if (spins < 100) {
 			sched_yield();
 		} else {

@@ -196,7 +196,21 @@ struct etl_session {
 	_Atomic uint64_t events_written, events_dropped;
 	_Atomic uint64_t buffers_written, buffers_lost, files_written;
 	uint64_t lost_final;            /* per-processor losses, summed at stop */
+
+	/* etl_session_timing(). The writers' under the pool lock; the others
+	 * written by one thread at a time (the logger, then stop), read by
+	 * anyone: etl__rt_tm_add(). */
+	uint64_t tm_buffer_waits, tm_buffer_wait_ns, tm_lock_waits, tm_lock_wait_ns;
+	_Atomic uint64_t tm_rounds, tm_busy_ns, tm_cpu_ns, tm_commit_waits;
+	_Atomic uint64_t tm_out_calls, tm_out_ns, tm_out_bytes;
 };
+
+/* Adds to a timing counter that only one thread writes at a time. */
+static inline void etl__rt_tm_add(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+	                      memory_order_relaxed);
+}
 
 /* ---- buffers (lib/trace/trace_buffers.c) ------------------------------------ */
 
@@ -245,6 +259,9 @@ void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
 int64_t etl__rt_now(uint32_t clock_type);
 /*! etl__rt_filetime_now() : the time of day as a FILETIME. */
 int64_t etl__rt_filetime_now(void);
+/*! etl__rt_mono_ns() : CLOCK_MONOTONIC in nanoseconds (the timing
+ *  counters' clock). */
+int64_t etl__rt_mono_ns(void);
 /* A session on the caller's clock (etl_session_props.clock) measures
  * nothing: its header declares these. */
 #define ETL_RT_OWN_CPU_MHZ 1000           /* CPUCYCLE                     */

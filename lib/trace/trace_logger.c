@@ -130,6 +130,18 @@ static int timer_due(struct etl_session *s, const struct timespec *next)
 	return now.tv_sec > next->tv_sec || (now.tv_sec == next->tv_sec && now.tv_nsec >= next->tv_nsec);
 }
 
+/* etl_session_timing: one round more, busy since t0; the thread's CPU
+ * time so far (one system call a round: rounds come every few buffers). */
+static void count_round(struct etl_session *s, int64_t t0)
+{
+	struct timespec cpu;
+	etl__rt_tm_add(&s->tm_rounds, 1);
+	etl__rt_tm_add(&s->tm_busy_ns, (uint64_t)(etl__rt_mono_ns() - t0));
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+		atomic_store_explicit(&s->tm_cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+		                      memory_order_relaxed);
+}
+
 static void *logger_main(void *arg)
 {
 	struct etl_session *s = arg;
@@ -156,6 +168,7 @@ static void *logger_main(void *arg)
 		 * on the threads' pace. */
 		if (period && !timer && (!own_clock || s->clk_done != s->clk_seq))
 			timer = timer_due(s, &next);
+		int64_t t0 = etl__rt_mono_ns();
 		uint64_t clk_target = s->clk_seq;
 		uint64_t target = s->flush_seq;
 		int quit = s->quit;
@@ -188,6 +201,7 @@ static void *logger_main(void *arg)
 			s->clk_rc = frc;
 			pthread_cond_broadcast(&s->cv_done);
 		}
+		count_round(s, t0);
 		if (quit && !s->q_count)
 			break;
 	}
