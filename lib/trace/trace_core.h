@@ -172,6 +172,8 @@ struct etl_session {
 	uint32_t *free_list, n_free;
 	_Atomic uint32_t n_alloc;
 	uint32_t *queue, q_head, q_count;   /* full buffers, FIFO            */
+	uint32_t in_hand;               /* taken from the queue by the logger,
+	                                   not yet back in the pool or ring   */
 	uint32_t wake_batch;            /* queued buffers that wake the logger */
 	uint32_t *filled;               /* logger: buffers per processor since
 	                                   its last look (see balance())      */

@@ -31,6 +31,7 @@ static void drain(struct etl_session *s)
 			s->q_head = (s->q_head + 1) % s->max_bufs;
 			s->q_count--;
 		}
+		s->in_hand += n;
 		pthread_mutex_unlock(&s->lock);
 		if (!n)
 			return;

@@ -180,7 +180,10 @@ void etl__rt_output_buffers(struct etl_session *s, const uint32_t *idx, uint32_t
 			s->r_count++;
 			ev += s->bufs[idx[k]].events;
 		}
+		s->in_hand -= n;
 		pthread_mutex_unlock(&s->lock);
+		/* Blocked writers take ring buffers too. */
+		pthread_cond_broadcast(&s->cv_free);
 		atomic_fetch_add(&s->events_written, ev);
 		return;
 	}
