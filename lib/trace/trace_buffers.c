@@ -25,9 +25,13 @@
  * without an event, which the logger squeezes out. Nothing else can reach
  * the file.
  *
- * Memory: min_buffers allocated at start, more on demand (under the pool
- * lock) up to max_buffers, never more; everything is freed at stop, after
- * the writers have left (etl__rt_synchronize).
+ * Memory: min_buffers allocated at start, more as the free ones run low, up
+ * to max_buffers, never more; everything is freed at stop, after the
+ * writers have left (etl__rt_synchronize). A buffer's pages are touched
+ * before a writer gets it, so that writers take no page faults: at start,
+ * and when the logger thread grows the pool ahead of need
+ * (etl__rt_pool_grow, outside the lock). A writer that finds no buffer
+ * free still allocates one itself, under the lock, as a last resort.
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
@@ -39,6 +43,15 @@
 #include "lib/trace/trace_core.h"
 
 #define HDR ETL_RT_HDR
+
+/* A new buffer, its pages touched (faulted in), or NULL. */
+static uint8_t *buffer_new(uint32_t bs)
+{
+	uint8_t *m = malloc(bs);
+	for (uint32_t k = 0; m && k < bs; k += 4096)
+		((volatile uint8_t *)m)[k] = 0;
+	return m;
+}
 
 int etl__rt_pool_init(struct etl_session *s)
 {
@@ -65,7 +78,7 @@ int etl__rt_pool_init(struct etl_session *s)
 	if (s->wake_batch > 8)
 		s->wake_batch = 8;
 	for (uint32_t i = 0; i < s->p.min_buffers; i++) {
-		s->bufs[i].mem = malloc(s->bs);
+		s->bufs[i].mem = buffer_new(s->bs);
 		if (!s->bufs[i].mem)
 			return ETL_FATAL;
 		atomic_store(&s->n_alloc, i + 1);
@@ -141,17 +154,55 @@ void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n)
 	pthread_cond_broadcast(&s->cv_free);
 }
 
+/* Buffers a writer can take without allocating (lock held): free ones,
+ * and (BUFFERING) the ring's, which are reused oldest first. */
+static uint32_t ready_locked(const struct etl_session *s)
+{
+	return s->n_free + (s->p.file_mode == ETL_FILE_BUFFERING ? s->r_count : 0);
+}
+
 /* Whether the logger is to be woken (lock held): once wake_batch buffers
  * wait (it then writes them with one system call), or sooner when the
- * pool runs low: the buffers still free, allocatable or (BUFFERING)
- * reusable from the ring would not cover a batch more per processor.
+ * pool runs low: the buffers ready would not cover a batch more per
+ * processor (it then also grows the pool, see etl__rt_pool_grow()).
  * Small pools have a batch of 1: every buffer wakes it. */
 static int logger_due_locked(const struct etl_session *s)
 {
-	uint32_t avail = s->n_free + (s->max_bufs - atomic_load_explicit(&s->n_alloc, memory_order_relaxed));
-	if (s->p.file_mode == ETL_FILE_BUFFERING)
-		avail += s->r_count;
-	return s->q_count >= s->wake_batch || avail < s->wake_batch + s->nproc;
+	return s->q_count >= s->wake_batch || ready_locked(s) < s->wake_batch + s->nproc;
+}
+
+/*! etl__rt_pool_grow() : the logger keeps the pool ahead of the writers:
+ *  while fewer than a batch more per processor are free and the pool is
+ *  below max_buffers, it allocates a buffer and touches its pages outside
+ *  the lock, then puts it on the free list. (BUFFERING too: writers take a
+ *  new buffer before they reuse the ring.) */
+void etl__rt_pool_grow(struct etl_session *s)
+{
+	for (;;) {
+		pthread_mutex_lock(&s->lock);
+		int need = s->n_free < s->wake_batch + s->nproc &&
+		           atomic_load_explicit(&s->n_alloc, memory_order_relaxed) < s->max_bufs;
+		pthread_mutex_unlock(&s->lock);
+		if (!need)
+			return;
+		uint8_t *m = buffer_new(s->bs);
+		if (!m)
+			return;
+		pthread_mutex_lock(&s->lock);
+		uint32_t n = atomic_load_explicit(&s->n_alloc, memory_order_relaxed);
+		if (n < s->max_bufs) {
+			s->bufs[n].mem = m;
+			atomic_store_explicit(&s->n_alloc, n + 1, memory_order_relaxed);
+			s->free_list[s->n_free++] = n;
+			m = NULL;
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (m) {
+			free(m);            /* a writer grew it to the end meanwhile */
+			return;
+		}
+		pthread_cond_broadcast(&s->cv_free);
+	}
 }
 
 /* Buffer i left its processor's slot reserved up to end (lock held): to

@@ -254,6 +254,8 @@ void etl__rt_swap_all(struct etl_session *s);
 void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b);
 /* Returns n buffers to the free list (wakes blocked writers). */
 void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
+/* Allocates buffers (pages touched) while few are ready, up to max_buffers. */
+void etl__rt_pool_grow(struct etl_session *s);
 
 /* ---- clock (lib/trace/trace_clock.c) --------------------------------------- */
 

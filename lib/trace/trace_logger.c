@@ -4,9 +4,9 @@
  * flush timer, a flush request or stop; swaps partly filled buffers out
  * when it flushes; settles each buffer (every reservation committed, holes
  * squeezed out) and hands it to the session's output (lib/trace/trace_output.c),
- * which gives it back to the pool; and answers flush requests. It also
- * moves itself between processors so that it takes its time from the
- * writers evenly (balance()).
+ * which gives it back to the pool; grows the pool ahead of the writers;
+ * and answers flush requests. It also moves itself between processors so
+ * that it takes its time from the writers evenly (balance()).
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
@@ -186,6 +186,8 @@ static void *logger_main(void *arg)
 		if (swap)
 			etl__rt_swap_all(s);
 		drain(s);
+		if (!quit)
+			etl__rt_pool_grow(s);
 		if (can_move && !quit)
 			balance(s);
 		int frc = ETL_OK;
