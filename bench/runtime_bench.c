@@ -497,21 +497,29 @@ static void print_waits(const char *name, const struct best_run *b, int nthr)
 	const struct run *r = &b->r;
 	const struct etl_session_timing *t = &r->tm;
 	double events = (double)g_n * nthr, ms = 1e-6;
-	printf("runtime.%s %.1f ns\n", name, r->ns);
-	printf("runtime.%s.rate %.2f M/s\n", name, events / r->wall / 1e6);
-	printf("runtime.%s.writer_cpu %.1f ns\n", name, b->writer_cpu);
-	printf("runtime.%s.logger_cpu %.1f ns\n", name, b->logger_cpu);
-	printf("runtime.%s.buffer_waits %llu count\n", name, (unsigned long long)t->buffer_waits);
-	printf("runtime.%s.buffer_wait %.1f ms\n", name, (double)t->buffer_wait_ns * ms);
-	printf("runtime.%s.lock_waits %llu count\n", name, (unsigned long long)t->lock_waits);
-	printf("runtime.%s.lock_wait %.2f ms\n", name, (double)t->lock_wait_ns * ms);
-	printf("runtime.%s.writer_sleeps %ld count\n", name, r->sleeps);
-	printf("runtime.%s.writer_preempted %ld count\n", name, r->preempted);
-	printf("runtime.%s.logger_rounds %llu count\n", name, (unsigned long long)t->logger_rounds);
-	printf("runtime.%s.logger_busy %.1f ms\n", name, (double)t->logger_busy_ns * ms);
-	printf("runtime.%s.commit_waits %llu count\n", name, (unsigned long long)t->commit_waits);
-	printf("runtime.%s.output %.1f ms\n", name, (double)t->output_ns * ms);
-	printf("runtime.%s.output_calls %llu count\n", name, (unsigned long long)t->output_calls);
+	const struct {
+		const char *what, *unit;
+		double v;
+		int prec;
+	} fig[] = {
+		{ "", "ns", r->ns, 1 },
+		{ ".rate", "M/s", events / r->wall / 1e6, 2 },
+		{ ".writer_cpu", "ns", b->writer_cpu, 1 },
+		{ ".logger_cpu", "ns", b->logger_cpu, 1 },
+		{ ".buffer_waits", "count", (double)t->buffer_waits, 0 },
+		{ ".buffer_wait", "ms", (double)t->buffer_wait_ns * ms, 1 },
+		{ ".lock_waits", "count", (double)t->lock_waits, 0 },
+		{ ".lock_wait", "ms", (double)t->lock_wait_ns * ms, 2 },
+		{ ".writer_sleeps", "count", (double)r->sleeps, 0 },
+		{ ".writer_preempted", "count", (double)r->preempted, 0 },
+		{ ".logger_rounds", "count", (double)t->logger_rounds, 0 },
+		{ ".logger_busy", "ms", (double)t->logger_busy_ns * ms, 1 },
+		{ ".commit_waits", "count", (double)t->commit_waits, 0 },
+		{ ".output", "ms", (double)t->output_ns * ms, 1 },
+		{ ".output_calls", "count", (double)t->output_calls, 0 },
+	};
+	for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++)
+		printf("runtime.%s%s %.*f %s\n", name, fig[i].what, fig[i].prec, fig[i].v, fig[i].unit);
 	printf("# %s: wall %.1f ms; writers on a processor %.0f%% of it, waiting for buffers %.0f%%; "
 	       "logger busy %.0f%%, on a processor %.0f%%; output %.0f%%%s\n", name, r->wall * 1e3,
 	       100.0 * r->writer_cpu * events * 1e-9 / (r->wall * nthr),

@@ -114,8 +114,8 @@ static void pool_lock(struct etl_session *s)
 		return;
 	int64_t t0 = etl__rt_mono_ns();
 	pthread_mutex_lock(&s->lock);
-	s->tm_lock_waits++;
-	s->tm_lock_wait_ns += (uint64_t)(etl__rt_mono_ns() - t0);
+	s->tm.lock_waits++;
+	s->tm.lock_wait_ns += (uint64_t)(etl__rt_mono_ns() - t0);
 }
 
 /* A swap to retry: the slot changed meanwhile. */
@@ -230,7 +230,7 @@ static int put_back_locked(struct etl_session *s, uint32_t i, uint32_t end)
 static int wait_for_buffer_locked(struct etl_session *s)
 {
 	int64_t t0 = etl__rt_mono_ns();
-	s->tm_buffer_waits++;
+	s->tm.buffer_waits++;
 	/* (A pool below max_buffers got here because an allocation failed:
 	 * waiting and retrying is all there is to do then too.) */
 	while (s->n_free == 0 && !(s->p.file_mode == ETL_FILE_BUFFERING && s->r_count > 0) &&
@@ -247,7 +247,7 @@ static int wait_for_buffer_locked(struct etl_session *s)
 		}
 		pthread_cond_timedwait(&s->cv_free, &s->lock, &ts);
 	}
-	s->tm_buffer_wait_ns += (uint64_t)(etl__rt_mono_ns() - t0);
+	s->tm.buffer_wait_ns += (uint64_t)(etl__rt_mono_ns() - t0);
 	return atomic_load(&s->accepting);
 }
 
@@ -405,7 +405,7 @@ void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b)
 		if ((uint32_t)cw == want)
 			break;
 		if (spins == 0)
-			etl__rt_tm_add(&s->tm_commit_waits, 1);
+			etl__rt_tm_add(&s->tm.commit_waits, 1);
 		if (spins < 100) {
 			sched_yield();
 		} else {

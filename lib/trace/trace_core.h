@@ -104,6 +104,15 @@ extern _Atomic(struct etl_session *) etl__rt_sessions[ETL_RT_MAX_SESSIONS];
 
 /* ---- the session ------------------------------------------------------ */
 
+/* etl_session_timing()'s counters, zeroed at start (control lock). The
+ * writers' under the pool lock; the others written by one thread at a time
+ * (the logger, then stop), read by anyone: etl__rt_tm_add(). */
+struct etl__rt_timing {
+	uint64_t buffer_waits, buffer_wait_ns, lock_waits, lock_wait_ns;
+	_Atomic uint64_t rounds, busy_ns, cpu_ns, commit_waits;
+	_Atomic uint64_t out_calls, out_ns, out_bytes;
+};
+
 /* Per processor, one cache line: the current buffer and the loss count. */
 struct etl__rt_cpu {
 	/* offset (bits 0-23) | buffer index + 1 (24-39) | epoch (40-63);
@@ -199,12 +208,7 @@ struct etl_session {
 	_Atomic uint64_t buffers_written, buffers_lost, files_written;
 	uint64_t lost_final;            /* per-processor losses, summed at stop */
 
-	/* etl_session_timing(). The writers' under the pool lock; the others
-	 * written by one thread at a time (the logger, then stop), read by
-	 * anyone: etl__rt_tm_add(). */
-	uint64_t tm_buffer_waits, tm_buffer_wait_ns, tm_lock_waits, tm_lock_wait_ns;
-	_Atomic uint64_t tm_rounds, tm_busy_ns, tm_cpu_ns, tm_commit_waits;
-	_Atomic uint64_t tm_out_calls, tm_out_ns, tm_out_bytes;
+	struct etl__rt_timing tm;
 };
 
 /* Adds to a timing counter that only one thread writes at a time. */

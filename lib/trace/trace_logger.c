@@ -136,10 +136,10 @@ static int timer_due(struct etl_session *s, const struct timespec *next)
 static void count_round(struct etl_session *s, int64_t t0)
 {
 	struct timespec cpu;
-	etl__rt_tm_add(&s->tm_rounds, 1);
-	etl__rt_tm_add(&s->tm_busy_ns, (uint64_t)(etl__rt_mono_ns() - t0));
+	etl__rt_tm_add(&s->tm.rounds, 1);
+	etl__rt_tm_add(&s->tm.busy_ns, (uint64_t)(etl__rt_mono_ns() - t0));
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-		atomic_store_explicit(&s->tm_cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+		atomic_store_explicit(&s->tm.cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
 		                      memory_order_relaxed);
 }
 

@@ -100,9 +100,9 @@ static void put_lost(struct etl_session *s, etl_writer *w)
 /* etl_session_timing: one hand-off to the output, begun at t0. */
 static void count_output(struct etl_session *s, int64_t t0, uint64_t bytes)
 {
-	etl__rt_tm_add(&s->tm_out_calls, 1);
-	etl__rt_tm_add(&s->tm_out_ns, (uint64_t)(etl__rt_mono_ns() - t0));
-	etl__rt_tm_add(&s->tm_out_bytes, bytes);
+	etl__rt_tm_add(&s->tm.out_calls, 1);
+	etl__rt_tm_add(&s->tm.out_ns, (uint64_t)(etl__rt_mono_ns() - t0));
+	etl__rt_tm_add(&s->tm.out_bytes, bytes);
 }
 
 /* BUFFERING: writes the ring, oldest first, to file_name (replacing what

@@ -199,14 +199,7 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	atomic_store(&s->buffers_written, 0);
 	atomic_store(&s->buffers_lost, 0);
 	atomic_store(&s->files_written, 0);
-	s->tm_buffer_waits = s->tm_buffer_wait_ns = s->tm_lock_waits = s->tm_lock_wait_ns = 0;
-	atomic_store(&s->tm_rounds, 0);
-	atomic_store(&s->tm_busy_ns, 0);
-	atomic_store(&s->tm_cpu_ns, 0);
-	atomic_store(&s->tm_commit_waits, 0);
-	atomic_store(&s->tm_out_calls, 0);
-	atomic_store(&s->tm_out_ns, 0);
-	atomic_store(&s->tm_out_bytes, 0);
+	memset(&s->tm, 0, sizeof s->tm);         /* no thread reads it now */
 	g_owner[idx] = s;
 	if (!s->name || (p->file_name && !s->file_name)) {
 		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the session");
@@ -461,20 +454,20 @@ int etl_session_timing(const etl_session *s, struct etl_session_timing *t)
 	int running = s->state == ETL_RT_RUNNING;
 	if (running)
 		pthread_mutex_lock(&m->lock);
-	v.buffer_waits = m->tm_buffer_waits;
-	v.buffer_wait_ns = m->tm_buffer_wait_ns;
-	v.lock_waits = m->tm_lock_waits;
-	v.lock_wait_ns = m->tm_lock_wait_ns;
+	v.buffer_waits = m->tm.buffer_waits;
+	v.buffer_wait_ns = m->tm.buffer_wait_ns;
+	v.lock_waits = m->tm.lock_waits;
+	v.lock_wait_ns = m->tm.lock_wait_ns;
 	if (running)
 		pthread_mutex_unlock(&m->lock);
 	etl__rt_ctl_unlock();
-	v.logger_rounds = atomic_load_explicit(&s->tm_rounds, memory_order_relaxed);
-	v.logger_busy_ns = atomic_load_explicit(&s->tm_busy_ns, memory_order_relaxed);
-	v.logger_cpu_ns = atomic_load_explicit(&s->tm_cpu_ns, memory_order_relaxed);
-	v.commit_waits = atomic_load_explicit(&s->tm_commit_waits, memory_order_relaxed);
-	v.output_calls = atomic_load_explicit(&s->tm_out_calls, memory_order_relaxed);
-	v.output_ns = atomic_load_explicit(&s->tm_out_ns, memory_order_relaxed);
-	v.output_bytes = atomic_load_explicit(&s->tm_out_bytes, memory_order_relaxed);
+	v.logger_rounds = atomic_load_explicit(&s->tm.rounds, memory_order_relaxed);
+	v.logger_busy_ns = atomic_load_explicit(&s->tm.busy_ns, memory_order_relaxed);
+	v.logger_cpu_ns = atomic_load_explicit(&s->tm.cpu_ns, memory_order_relaxed);
+	v.commit_waits = atomic_load_explicit(&s->tm.commit_waits, memory_order_relaxed);
+	v.output_calls = atomic_load_explicit(&s->tm.out_calls, memory_order_relaxed);
+	v.output_ns = atomic_load_explicit(&s->tm.out_ns, memory_order_relaxed);
+	v.output_bytes = atomic_load_explicit(&s->tm.out_bytes, memory_order_relaxed);
 	memcpy(t, &v, t->struct_size < sizeof v ? t->struct_size : sizeof v);
 	return ETL_OK;
 }
