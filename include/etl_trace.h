@@ -253,6 +253,45 @@ struct etl_session_stats {
  *  the session is stopped; while running, a snapshot). @return : ETL_OK. */
 ETL_API int etl_session_stats(const etl_session *s, struct etl_session_stats *st);
 
+/* Where a session's threads spend their time: counters the runtime keeps
+ * at every buffer hand-off, never per event, so that a slow session can be
+ * told apart - writers waiting for a free buffer or for the pool's lock,
+ * the logger thread busy, or the output (file writes) slow. Times are in
+ * nanoseconds of CLOCK_MONOTONIC (a thread preempted meanwhile counts),
+ * except logger_cpu_ns, the logger thread's own CPU time. */
+struct etl_session_timing {
+	uint32_t struct_size;        /* set by the caller: sizeof(struct
+	                                etl_session_timing) it was built with */
+	uint32_t reserved;
+	uint64_t buffer_waits;       /* a writer in blocking mode found no free
+	                                buffer and waited for the logger        */
+	uint64_t buffer_wait_ns;     /* those waits, summed over the writers   */
+	uint64_t lock_waits;         /* a writer taking or handing over a
+	                                buffer found the pool's lock held       */
+	uint64_t lock_wait_ns;       /* those waits, summed                    */
+	uint64_t logger_rounds;      /* times the logger thread woke and worked */
+	uint64_t logger_busy_ns;     /* from each wake-up until it waited again */
+	uint64_t logger_cpu_ns;      /* the logger thread's CPU time           */
+	uint64_t commit_waits;       /* buffers the logger had to wait for, a
+	                                writer not yet done with its record     */
+	uint64_t output_calls;       /* hand-offs to the output: a batch of up
+	                                to 16 full buffers (for a sequential
+	                                file one system call; REALTIME: decoded
+	                                for the consumer), a header rewrite at a
+	                                flush, BUFFERING's ring written at a
+	                                flush or stop, the close at stop        */
+	uint64_t output_ns;          /* time in them                           */
+	uint64_t output_bytes;       /* buffer bytes they wrote or decoded     */
+};
+
+/*! etl_session_timing() : copies s's timing counters into *t, which the
+ *  caller owns; t->struct_size must be set first, and only that many bytes
+ *  are filled (a caller built with an older, smaller struct gets what it
+ *  knows). The counters run from etl_session_start() and stay readable
+ *  after stop until the next start. @return : ETL_OK, or ETL_FAILED when
+ *  t->struct_size is below 8 (nothing copied). */
+ETL_API int etl_session_timing(const etl_session *s, struct etl_session_timing *t);
+
 /*! etl_session_clock_advanced() : for a session whose clock is the
  *  caller's (etl_session_props.clock): reads the clock and, when the flush
  *  timer has fallen due (flush_timer_ms after the last timer flush, or

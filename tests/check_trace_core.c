@@ -1159,6 +1159,70 @@ struct rtctx {
 	int other_thread;
 };
 
+/* etl_session_timing(): the figures that do not depend on timing. A
+ * sequential file's output bytes are its full buffers; the logger worked;
+ * a wait is counted with its time; a caller's shorter struct gets only
+ * what it knows; a BUFFERING session's output is its ring, at flush. */
+START_TEST(test_timing_counters)
+{
+	static etl_provider prov;
+	struct etl_guid g;
+	struct etl_session_props sp;
+	setup_case(&prov, &g, 30, &sp, "timing.etl");
+	tiny_pool_props(&sp, sp.file_name, 2);
+	sp.blocking = 1;
+	etl_session *s = start("Timing", &sp);
+	enable_all(s, &g);
+	struct wargs a[2];
+	run_writers(&prov, &g, 2, 5000, 0, a);
+	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
+	struct etl_session_stats st;
+	etl_session_stats(s, &st);
+	ck_assert_uint_eq(st.events_lost, 0);
+	struct etl_session_timing t;
+	memset(&t, 0xEE, sizeof t);
+	t.struct_size = sizeof t;
+	ck_assert_int_eq(etl_session_timing(s, &t), ETL_OK);
+	ck_assert_uint_eq(t.struct_size, sizeof t);
+	ck_assert_uint_eq(t.reserved, 0);
+	ck_assert_uint_gt(t.logger_rounds, 0);
+	ck_assert_uint_gt(t.logger_busy_ns, 0);
+	ck_assert_uint_gt(t.output_calls, 0);
+	ck_assert_uint_eq(t.output_bytes, st.buffers_written * 4096);
+	ck_assert(t.buffer_waits > 0 || t.buffer_wait_ns == 0);
+	ck_assert(t.lock_waits > 0 || t.lock_wait_ns == 0);
+	ck_assert_uint_le(t.logger_cpu_ns, 1000000000000ull);
+
+	struct etl_session_timing old;
+	memset(&old, 0xEE, sizeof old);
+	old.struct_size = 16;              /* a caller that knows buffer_waits */
+	ck_assert_int_eq(etl_session_timing(s, &old), ETL_OK);
+	ck_assert_uint_eq(old.buffer_waits, t.buffer_waits);
+	ck_assert_uint_eq(old.buffer_wait_ns, 0xEEEEEEEEEEEEEEEEull);
+	old.struct_size = 4;
+	ck_assert_int_eq(etl_session_timing(s, &old), ETL_FAILED);
+	etl_session_free(s);
+
+	etl_session_props_init(&sp);
+	sp.file_name = path_in("timing-ring.etl");
+	sp.file_mode = ETL_FILE_BUFFERING;
+	sp.buffer_size = 4096;
+	sp.max_buffers = 6;
+	s = start("TimingRing", &sp);
+	enable_all(s, &g);
+	write_n(&prov, &g, 0, 100, 0);
+	memset(&t, 0, sizeof t);
+	t.struct_size = sizeof t;
+	etl_session_timing(s, &t);
+	ck_assert_uint_eq(t.output_calls, 0);          /* nothing written yet */
+	ck_assert_int_eq(etl_session_flush(s), ETL_OK);
+	etl_session_timing(s, &t);
+	ck_assert_uint_eq(t.output_calls, 1);
+	ck_assert_uint_ge(t.output_bytes, 4096);
+	teardown_case(s, &prov);
+}
+END_TEST
+
 static void on_realtime(void *ctx, const struct etl_event *ev)
 {
 	struct rtctx *c = ctx;
@@ -1539,6 +1603,7 @@ static Suite *trace_core_suite(void)
 	tcase_add_test(tm, test_circular_wrap);
 	tcase_add_test(tm, test_newfile_rotation);
 	tcase_add_test(tm, test_sequential_limit);
+	tcase_add_test(tm, test_timing_counters);
 	tcase_add_test(tm, test_buffering_flush);
 	tcase_add_test(tm, test_buffering_compressed);
 	tcase_add_test(tm, test_realtime_callback);

@@ -29,11 +29,16 @@
 
 #define FT_UNIX_EPOCH 116444736000000000LL
 
-static int64_t mono_100ns(void)
+int64_t etl__rt_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 10000000 + ts.tv_nsec / 100;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t mono_100ns(void)
+{
+	return etl__rt_mono_ns() / 100;
 }
 
 int64_t etl__rt_filetime_now(void)
@@ -63,13 +68,6 @@ static int64_t g_tsc_ns0;
 static _Atomic int64_t g_tsc_hz;        /* the latest rate              */
 
 #if defined(__x86_64__)
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* A TSC reading and CLOCK_MONOTONIC at the same moment: the tightest of
  * a few brackets. */
 static void tsc_pair(uint64_t *tsc, int64_t *ns)
@@ -77,7 +75,7 @@ static void tsc_pair(uint64_t *tsc, int64_t *ns)
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 8; i++) {
 		uint64_t a = __rdtsc();
-		int64_t t = mono_ns();
+		int64_t t = etl__rt_mono_ns();
 		uint64_t b = __rdtsc();
 		if (b >= a && b - a < best) {
 			best = b - a;

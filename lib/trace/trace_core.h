@@ -106,6 +106,15 @@ extern _Atomic(struct etl_session *) etl__rt_sessions[ETL_RT_MAX_SESSIONS];
 
 /* ---- the session ------------------------------------------------------ */
 
+/* etl_session_timing()'s counters, zeroed at start (control lock). The
+ * writers' under the pool lock; the others written by one thread at a time
+ * (the logger, then stop), read by anyone: etl__rt_tm_add(). */
+struct etl__rt_timing {
+	uint64_t buffer_waits, buffer_wait_ns, lock_waits, lock_wait_ns;
+	_Atomic uint64_t rounds, busy_ns, cpu_ns, commit_waits;
+	_Atomic uint64_t out_calls, out_ns, out_bytes;
+};
+
 /* Per processor, one cache line: the current buffer and the loss count. */
 struct etl__rt_cpu {
 	/* offset (bits 0-23) | buffer index + 1 (24-39) | epoch (40-63);
@@ -178,6 +187,8 @@ struct etl_session {
 	uint32_t *free_list, n_free;
 	_Atomic uint32_t n_alloc;
 	uint32_t *queue, q_head, q_count;   /* full buffers, FIFO            */
+	uint32_t in_hand;               /* taken from the queue by the logger,
+	                                   not yet back in the pool or ring   */
 	uint32_t wake_batch;            /* queued buffers that wake the logger */
 	uint32_t *filled;               /* logger: buffers per processor since
 	                                   its last look (see balance())      */
@@ -203,7 +214,16 @@ struct etl_session {
 	_Atomic uint64_t events_written, events_dropped;
 	_Atomic uint64_t buffers_written, buffers_lost, files_written;
 	uint64_t lost_final;            /* per-processor losses, summed at stop */
+
+	struct etl__rt_timing tm;
 };
+
+/* Adds to a timing counter that only one thread writes at a time. */
+static inline void etl__rt_tm_add(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+	                      memory_order_relaxed);
+}
 
 /* ---- buffers (lib/trace/trace_buffers.c) ------------------------------------ */
 
@@ -245,6 +265,8 @@ void etl__rt_swap_all(struct etl_session *s);
 void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b);
 /* Returns n buffers to the free list (wakes blocked writers). */
 void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
+/* Allocates buffers (pages touched) while few are ready, up to max_buffers. */
+void etl__rt_pool_grow(struct etl_session *s);
 
 /* ---- clock (lib/trace/trace_clock.c) --------------------------------------- */
 
@@ -252,6 +274,9 @@ void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
 int64_t etl__rt_now(uint32_t clock_type);
 /*! etl__rt_filetime_now() : the time of day as a FILETIME. */
 int64_t etl__rt_filetime_now(void);
+/*! etl__rt_mono_ns() : CLOCK_MONOTONIC in nanoseconds (the timing
+ *  counters' clock). */
+int64_t etl__rt_mono_ns(void);
 /* A session on the caller's clock (etl_session_props.clock) measures
  * nothing: its header declares these. */
 #define ETL_RT_OWN_CPU_MHZ 1000           /* CPUCYCLE                     */

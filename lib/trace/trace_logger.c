@@ -4,9 +4,9 @@
  * flush timer, a flush request or stop; swaps partly filled buffers out
  * when it flushes; settles each buffer (every reservation committed, holes
  * squeezed out) and hands it to the session's output (lib/trace/trace_output.c),
- * which gives it back to the pool; and answers flush requests. It also
- * moves itself between processors so that it takes its time from the
- * writers evenly (balance()).
+ * which gives it back to the pool; grows the pool ahead of the writers;
+ * and answers flush requests. It also moves itself between processors so
+ * that it takes its time from the writers evenly (balance()).
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
@@ -31,6 +31,7 @@ static void drain(struct etl_session *s)
 			s->q_head = (s->q_head + 1) % s->max_bufs;
 			s->q_count--;
 		}
+		s->in_hand += n;
 		pthread_mutex_unlock(&s->lock);
 		if (!n)
 			return;
@@ -130,6 +131,18 @@ static int timer_due(struct etl_session *s, const struct timespec *next)
 	return now.tv_sec > next->tv_sec || (now.tv_sec == next->tv_sec && now.tv_nsec >= next->tv_nsec);
 }
 
+/* etl_session_timing: one round more, busy since t0; the thread's CPU
+ * time so far (one system call a round: rounds come every few buffers). */
+static void count_round(struct etl_session *s, int64_t t0)
+{
+	struct timespec cpu;
+	etl__rt_tm_add(&s->tm.rounds, 1);
+	etl__rt_tm_add(&s->tm.busy_ns, (uint64_t)(etl__rt_mono_ns() - t0));
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+		atomic_store_explicit(&s->tm.cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+		                      memory_order_relaxed);
+}
+
 static void *logger_main(void *arg)
 {
 	struct etl_session *s = arg;
@@ -158,6 +171,7 @@ static void *logger_main(void *arg)
 		 * on the threads' pace. */
 		if (period && !timer && (!own_clock || s->clk_done != s->clk_seq))
 			timer = timer_due(s, &next);
+		int64_t t0 = etl__rt_mono_ns();
 		uint64_t clk_target = s->clk_seq;
 		uint64_t target = s->flush_seq;
 		int quit = s->quit;
@@ -174,6 +188,8 @@ static void *logger_main(void *arg)
 		if (swap)
 			etl__rt_swap_all(s);
 		drain(s);
+		if (!quit)
+			etl__rt_pool_grow(s);
 		if (can_move && !quit)
 			balance(s);
 		int frc = ETL_OK;
@@ -190,6 +206,7 @@ static void *logger_main(void *arg)
 			s->clk_rc = frc;
 			pthread_cond_broadcast(&s->cv_done);
 		}
+		count_round(s, t0);
 		if (quit && !s->q_count)
 			break;
 	}

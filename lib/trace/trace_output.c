@@ -97,11 +97,20 @@ static void put_lost(struct etl_session *s, etl_writer *w)
 	w->buffers_lost = bl > UINT32_MAX ? UINT32_MAX : (uint32_t)bl;
 }
 
+/* etl_session_timing: one hand-off to the output, begun at t0. */
+static void count_output(struct etl_session *s, int64_t t0, uint64_t bytes)
+{
+	etl__rt_tm_add(&s->tm.out_calls, 1);
+	etl__rt_tm_add(&s->tm.out_ns, (uint64_t)(etl__rt_mono_ns() - t0));
+	etl__rt_tm_add(&s->tm.out_bytes, bytes);
+}
+
 /* BUFFERING: writes the ring, oldest first, to file_name (replacing what
  * an earlier flush wrote). The pool lock is held, so that writers cannot
  * take a ring buffer meanwhile. */
 static int write_ring(struct etl_session *s)
 {
+	int64_t t0 = etl__rt_mono_ns();
 	etl_writer *w = etl_writer_new();
 	if (!w)
 		return ETL_FATAL;
@@ -128,6 +137,7 @@ static int write_ring(struct etl_session *s)
 	etl_writer_free(w);
 	atomic_store(&s->buffers_written, n);
 	atomic_store(&s->files_written, 1);
+	count_output(s, t0, n * s->bs);
 	return rc;
 }
 
@@ -170,7 +180,10 @@ void etl__rt_output_buffers(struct etl_session *s, const uint32_t *idx, uint32_t
 			s->r_count++;
 			ev += s->bufs[idx[k]].events;
 		}
+		s->in_hand -= n;
 		pthread_mutex_unlock(&s->lock);
+		/* Blocked writers take ring buffers too. */
+		pthread_cond_broadcast(&s->cv_free);
 		atomic_fetch_add(&s->events_written, ev);
 		return;
 	}
@@ -196,8 +209,11 @@ void etl__rt_output_buffers(struct etl_session *s, const uint32_t *idx, uint32_t
 		v[m].last_ts = now;
 		m++;
 	}
-	if (m)
+	if (m) {
+		int64_t t0 = etl__rt_mono_ns();
 		etl__writer_put_buffers(s->w, v, m, rcs);
+		count_output(s, t0, (uint64_t)m * s->bs);
+	}
 	uint64_t bw = 0, ew = 0, bl = 0, el = 0;
 	for (uint32_t k = 0; k < m; k++) {
 		struct etl__rt_buf *b = &s->bufs[idx[k]];
@@ -243,7 +259,10 @@ int etl__rt_output_sync(struct etl_session *s, int explicit_flush)
 			return s->out_rc;
 		refresh_clock(s, s->w);
 		put_lost(s, s->w);
-		return etl__writer_sync(s->w);
+		int64_t t0 = etl__rt_mono_ns();
+		int rc = etl__writer_sync(s->w);
+		count_output(s, t0, 0);
+		return rc;
 	}
 }
 
@@ -259,7 +278,9 @@ int etl__rt_output_close(struct etl_session *s)
 		if (s->p.file_mode != ETL_FILE_REALTIME)
 			refresh_clock(s, s->w);
 		put_lost(s, s->w);
+		int64_t t0 = etl__rt_mono_ns();
 		int crc = etl_writer_close(s->w);
+		count_output(s, t0, 0);
 		struct etl_writer_stats ws;
 		etl_writer_stats(s->w, &ws);
 		if (s->p.file_mode != ETL_FILE_REALTIME)

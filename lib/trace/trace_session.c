@@ -1,8 +1,8 @@
 /*
  * lib/trace/trace_session.c - sessions of the tracing runtime, as their
  * controller sees them: start (the buffer pool, the output, the logger
- * thread), enabling and disabling providers, flush, stop, statistics and
- * free; and what becomes of them in a forked child.
+ * thread), enabling and disabling providers, flush, stop, statistics,
+ * timing counters and free; and what becomes of them in a forked child.
  *
  * Where the rest is: properties and the error record in
  * lib/trace/trace_session_props.c, the buffer pool in lib/trace/trace_buffers.c,
@@ -253,6 +253,7 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	atomic_store(&s->buffers_written, 0);
 	atomic_store(&s->buffers_lost, 0);
 	atomic_store(&s->files_written, 0);
+	memset(&s->tm, 0, sizeof s->tm);         /* no thread reads it now */
 	g_owner[idx] = s;
 	if (!s->name || (p->file_name && !s->file_name)) {
 		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the session");
@@ -499,5 +500,38 @@ int etl_session_stats(const etl_session *s, struct etl_session_stats *st)
 		pthread_mutex_unlock(&m->lock);
 	}
 	etl__rt_ctl_unlock();
+	return ETL_OK;
+}
+
+int etl_session_timing(const etl_session *s, struct etl_session_timing *t)
+{
+	if (t->struct_size < 8)
+		return ETL_FAILED;
+	struct etl_session_timing v;
+	memset(&v, 0, sizeof v);
+	v.struct_size = t->struct_size;
+	struct etl_session *m = (struct etl_session *)s;
+	/* The writers' figures are written under the pool lock while the
+	 * session runs (an orphan's lock may be held by a thread that does not
+	 * exist in this process: it is not taken). */
+	etl__rt_ctl_lock();
+	int running = s->state == ETL_RT_RUNNING;
+	if (running)
+		pthread_mutex_lock(&m->lock);
+	v.buffer_waits = m->tm.buffer_waits;
+	v.buffer_wait_ns = m->tm.buffer_wait_ns;
+	v.lock_waits = m->tm.lock_waits;
+	v.lock_wait_ns = m->tm.lock_wait_ns;
+	if (running)
+		pthread_mutex_unlock(&m->lock);
+	etl__rt_ctl_unlock();
+	v.logger_rounds = atomic_load_explicit(&s->tm.rounds, memory_order_relaxed);
+	v.logger_busy_ns = atomic_load_explicit(&s->tm.busy_ns, memory_order_relaxed);
+	v.logger_cpu_ns = atomic_load_explicit(&s->tm.cpu_ns, memory_order_relaxed);
+	v.commit_waits = atomic_load_explicit(&s->tm.commit_waits, memory_order_relaxed);
+	v.output_calls = atomic_load_explicit(&s->tm.out_calls, memory_order_relaxed);
+	v.output_ns = atomic_load_explicit(&s->tm.out_ns, memory_order_relaxed);
+	v.output_bytes = atomic_load_explicit(&s->tm.out_bytes, memory_order_relaxed);
+	memcpy(t, &v, t->struct_size < sizeof v ? t->struct_size : sizeof v);
 	return ETL_OK;
 }
