@@ -29,7 +29,9 @@ Q = $(if $(filter 1,$(V) $(VERBOSE)),,@)
 comma := ,
 # A make that `make run` / `make check` start prints nothing when there is
 # nothing to build (no "Nothing to be done" lines), unless V=1.
-SUBMAKE := $(MAKE) --no-print-directory $(if $(Q),-s)
+# make run and make check build with every processor unless -j was given.
+JOBS = $(if $(findstring j,$(filter-out --%,$(MAKEFLAGS))),,-j$(shell nproc 2>/dev/null || echo 1))
+SUBMAKE = $(MAKE) $(JOBS) --no-print-directory $(if $(Q),-s)
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -158,7 +160,7 @@ deps:
 
 ## run: install dependencies, build, and run the tools on bundled samples
 run: deps
-	$(Q)$(SUBMAKE) all
+	+$(Q)$(SUBMAKE) all
 	$(Q)echo "== etldump --header $(SAMPLE)"
 	$(Q)./$(O)/bin/etldump --header $(SAMPLE)
 	$(Q)echo "== etldump $(SAMPLE)"
@@ -168,9 +170,22 @@ run: deps
 	$(Q)echo "== trace-demo $(O)/trace-demo.etl (the tracing runtime: every write kind, two threads)"
 	$(Q)./$(O)/programs/trace-demo $(O)/trace-demo.etl
 	$(Q)./$(O)/bin/etldump --summary $(O)/trace-demo.etl
-	$(Q)echo "== etlconvert -f text with the demo's manifest and TMF (first 8 events)"
+	$(Q)echo "== etlconvert -f text with the demo's manifest, TMF and MOF (every kind of event)"
 	$(Q)./$(O)/bin/etlconvert -q -f text --manifest testdata/programs/trace-demo.man \
-		--tmf testdata/programs/trace-demo.tmf $(O)/trace-demo.etl | sed -n '3,10p'
+		--tmf testdata/programs/trace-demo.tmf --mof testdata/programs/trace-demo.mof \
+		$(O)/trace-demo.etl -o $(O)/trace-demo.txt
+	$(Q)sed -n '3,8p' $(O)/trace-demo.txt
+	$(Q)echo "== $$(($$(wc -l < $(O)/trace-demo.txt) - 1)) records besides the header in $(O)/trace-demo.txt," \
+		"$$(grep -c 'no schema' $(O)/trace-demo.txt || true) without a schema"
+	$(Q)echo "== sem-demo $(O)/sem-demo (the Scenario Event Mapper: boot, logon, standby/resume, shutdown)"
+	$(Q)./$(O)/programs/sem-demo $(O)/sem-demo
+	$(Q)echo "== etldump --summary $(O)/sem-demo/DiagLog.etl (providers and events)"
+	$(Q)./$(O)/bin/etldump --summary $(O)/sem-demo/DiagLog.etl | sed -n '/^providers/,/^$$/p;/^events/,/^$$/p'
+	$(Q)echo "== etldump --summary $(O)/sem-demo/WdiContextLog.etl (providers)"
+	$(Q)./$(O)/bin/etldump --summary $(O)/sem-demo/WdiContextLog.etl | sed -n '/^providers/,/^$$/p'
+	$(Q)echo "== the SEM's status events in DiagLog, decoded with testdata/manifests/kernel-wdi.man"
+	$(Q)./$(O)/bin/etlconvert -q -f jsonl --manifest testdata/manifests/kernel-wdi.man \
+		$(O)/sem-demo/DiagLog.etl | sed -n 's/.*"TimeCreated":"\([^"]*\)".*"Message":"\([^"]*\)".*"EventName":"\(SEM_[^"]*\)".*/\1 \3: \2/p'
 
 $(OBJ)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -195,7 +210,7 @@ $(O)/bench/%: $(OBJ)/bench/%.o $(LIB_A)
 
 ## check: install dependencies, build, run the unit/corpus/CLI tests and replay the fuzz corpora
 check: deps
-	$(Q)$(SUBMAKE) all test-build
+	+$(Q)$(SUBMAKE) all test-build
 	$(Q)CC="$(CC)" CXX="$(CXX)" ETL_SANITIZE="$(SANITIZE)" ETL_SAN_FLAGS="$(SAN_FLAGS)" \
 		sh tests/run.sh $(O)
 

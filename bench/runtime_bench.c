@@ -25,6 +25,18 @@
  *                       main thread are a small part) / events written
  *                       (the lowest of REPS runs each: CPU time is not
  *                       inflated by other jobs the way wall time is)
+ *   runtime.sem_scenario  a scenario started and ended through the SEM
+ *                       (include/etl_sem.h): etl_sem_write_start_scenario()
+ *                       with a zero activity id and etl_sem_write_end_scenario(),
+ *                       4 context providers enabled and disabled, the start,
+ *                       end and two status events written to DiagLog
+ *                       (us per pair; DIR/sem-*)
+ *   runtime.sem_context  the event of enabled_1t written by a context
+ *                       provider while its scenario runs, to WdiContextLog
+ *                       with the same session properties and measured the
+ *                       same way (through etl_sem_stop)
+ *   runtime.sem_context_ratio  sem_context / enabled_1t, the latter measured
+ *                       again between the SEM runs (best of as many)
  * then how far apart the 2 writers finished, and the targets with PASS or
  * MISS.
  */
@@ -35,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "etl_sem.h"
 #include "etl_trace.h"
 #include "bench_util.h"
 
@@ -167,6 +180,141 @@ static double bench_enabled(const char *dir, int nthr)
 	return t * 1e9 / (double)g_n;
 }
 
+/* ---- the SEM ----------------------------------------------------------------- */
+
+/* The scenario: start event SEM_START;1, end event SEM_START;2, context
+ * providers g_guid (the provider write_loop writes with) and three more,
+ * every level and keyword. */
+static const struct etl_guid g_sem_start = {
+	0x6f4d1c22, 0x5a3b, 0x4c1e, { 0x9d, 0x12, 0, 0x34, 0x56, 0x78, 0x9a, 0x01 }
+};
+static etl_provider g_sem_prov, g_ctx_prov[3];
+
+static etl_sem_config *sem_config(void)
+{
+	char start[ETL_GUID_STRLEN], ctx[ETL_GUID_STRLEN], text[4096];
+	etl_guid_format(&g_sem_start, start);
+	int n = snprintf(text, sizeof text,
+	                 "Windows Registry Editor Version 5.00\r\n\r\n"
+	                 "[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\WDI\\Scenarios\\"
+	                 "{11111111-1111-1111-1111-111111111111}\\Instrumentation\\{%s};1\\EndEvents\\{%s};2]\r\n",
+	                 start, start);
+	for (int i = 0; i < 4; i++) {
+		struct etl_guid g = g_guid;
+		g.data4[7] = (uint8_t)(g.data4[7] + i);        /* g_guid first */
+		etl_guid_format(&g, ctx);
+		n += snprintf(text + n, sizeof text - (size_t)n,
+		              "[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\WDI\\Scenarios\\"
+		              "{11111111-1111-1111-1111-111111111111}\\Instrumentation\\{%s};1\\ContextProviders\\{%s}]\r\n",
+		              start, ctx);
+	}
+	struct etl_sem_error err;
+	etl_sem_config *cfg = etl_sem_config_from_reg_memory(text, (size_t)n, "bench", &err);
+	if (!cfg || !etl_sem_config_enabled(cfg))
+		die("bad SEM configuration: %s", cfg ? "off" : err.message);
+	return cfg;
+}
+
+static void sem_providers(int reg)
+{
+	for (int i = 0; i < 3; i++) {
+		struct etl_guid g = g_guid;
+		g.data4[7] = (uint8_t)(g.data4[7] + i + 1);
+		if (reg && etl_provider_register(&g_ctx_prov[i], &g, NULL, NULL) != ETL_OK)
+			die("cannot register a provider%s", "");
+		if (!reg)
+			etl_provider_unregister(&g_ctx_prov[i]);
+	}
+	if (reg && etl_provider_register(&g_sem_prov, &g_sem_start, NULL, NULL) != ETL_OK)
+		die("cannot register a provider%s", "");
+	if (!reg)
+		etl_provider_unregister(&g_sem_prov);
+}
+
+/* An engine writing DIR/sem-*.etl; WdiContextLog with bench_enabled's
+ * session properties. */
+static etl_sem *sem_start(const char *dir, const etl_sem_config *cfg)
+{
+	struct etl_sem_options o;
+	etl_sem_options_init(&o);
+	o.directory = dir;
+	o.diaglog_name = "RuntimeBenchDiagLog";
+	o.context_name = "RuntimeBenchContext";
+	o.context.buffer_size = 256 * 1024;
+	o.context.min_buffers = 16;
+	o.context.max_buffers = 256;
+	o.blocking = 1;
+	etl_sem *sem = etl_sem_new(cfg, &o);
+	if (!sem || etl_sem_start(sem) != ETL_OK)
+		die("cannot start the SEM: %s", sem ? etl_sem_errmsg(sem) : "out of memory");
+	return sem;
+}
+
+/* Stops sem unless stopped, checks nothing was lost, removes its files. */
+static void sem_done(etl_sem *sem, const char *dir, int stopped)
+{
+	if (!stopped && etl_sem_stop(sem) != ETL_OK)
+		die("SEM stop failed: %s", etl_sem_errmsg(sem));
+	struct etl_session_stats a, b;
+	etl_session_stats(etl_sem_diaglog(sem), &a);
+	etl_session_stats(etl_sem_context_log(sem), &b);
+	if (a.events_lost || b.events_lost)
+		die("the SEM's sessions lost events%s", "");
+	etl_sem_free(sem);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/" ETL_SEM_DIAGLOG_FILE, dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/" ETL_SEM_CONTEXTLOG_FILE, dir);
+	unlink(path);
+}
+
+/* A start + end pair, us. */
+static double bench_sem_scenario(const char *dir, const etl_sem_config *cfg)
+{
+	static const struct etl_event_descriptor ds = { .id = 1, .level = 4 }, de = { .id = 2, .level = 4 };
+	uint64_t pairs = g_n / 200 ? g_n / 200 : 1;
+	etl_sem *sem = sem_start(dir, cfg);
+	double t0 = now();
+	for (uint64_t i = 0; i < pairs; i++) {
+		struct etl_guid act = { 0, 0, 0, { 0 } };
+		uint32_t v = (uint32_t)i;
+		struct etl_data d = ETL_DATA(&v, sizeof v);
+		if (etl_sem_write_start_scenario(sem, &g_sem_prov, &ds, &act, 1, &d) != ETL_OK ||
+		    etl_sem_write_end_scenario(sem, &g_sem_prov, &de, &act, 1, &d) != ETL_OK)
+			die("a scenario failed: status 0x%s", "?");
+	}
+	double t = now() - t0;
+	struct etl_sem_stats st;
+	etl_sem_stats(sem, &st);
+	if (st.started != pairs || st.ended != pairs)
+		die("scenarios were lost%s", "");
+	sem_done(sem, dir, 0);
+	return t * 1e6 / (double)pairs;
+}
+
+/* write_loop's event from a context provider of a running scenario, ns. */
+static double bench_sem_context(const char *dir, const etl_sem_config *cfg)
+{
+	static const struct etl_event_descriptor ds = { .id = 1, .level = 4 }, de = { .id = 2, .level = 4 };
+	etl_sem *sem = sem_start(dir, cfg);
+	struct etl_guid act = { 0, 0, 0, { 0 } };
+	if (etl_sem_write_start_scenario(sem, &g_sem_prov, &ds, &act, 0, NULL) != ETL_OK ||
+	    !etl_provider_enabled(&g_prov))
+		die("the scenario did not start%s", "");
+	double t0 = now();
+	write_loop(g_n, 0);
+	etl_sem_write_end_scenario(sem, &g_sem_prov, &de, &act, 0, NULL);
+	if (etl_sem_stop(sem) != ETL_OK)
+		die("SEM stop failed%s", "");
+	double t = now() - t0;
+	struct etl_session_stats st;
+	etl_session_stats(etl_sem_context_log(sem), &st);
+	if (st.events_written != g_n)
+		die("context events were lost%s", "");
+	sem_done(sem, dir, 1);
+	return t * 1e9 / (double)g_n;
+}
+
 static void *call_thread(void *arg)
 {
 	(void)arg;
@@ -266,6 +414,17 @@ int main(int argc, char **argv)
 		wc2 = best(wc2, g_writer_cpu);
 		lc2 = best(lc2, g_logger_cpu);
 	}
+	/* The SEM, interleaved with the plain figure it is compared with. */
+	etl_sem_config *cfg = sem_config();
+	sem_providers(1);
+	double semp = 1e9, semc = 1e9, en1s = 1e9;
+	for (int r = 0; r < reps; r++) {
+		semp = best(semp, bench_sem_scenario(dir, cfg));
+		semc = best(semc, bench_sem_context(dir, cfg));
+		en1s = best(en1s, bench_enabled(dir, 1));
+	}
+	sem_providers(0);
+	etl_sem_config_free(cfg);
 	double scaling = 2.0 * en1 / en2;
 	double mscale = 0;
 	for (int r = 0; r < reps; r++) {
@@ -285,11 +444,17 @@ int main(int argc, char **argv)
 	printf("runtime.writer_cpu_2t %.1f ns\n", wc2);
 	printf("runtime.logger_cpu_1t %.1f ns\n", lc1);
 	printf("runtime.logger_cpu_2t %.1f ns\n", lc2);
+	printf("runtime.sem_scenario %.2f us\n", semp);
+	printf("runtime.sem_context %.1f ns\n", semc);
+	printf("runtime.sem_context_ratio %.3f x\n", semc / en1s);
 	printf("# for reference: 2 threads of the empty-call loop scale %.2f x on this machine now\n", mscale);
 	printf("# in the best 2-thread run the writers finished %.0f%% of the run apart\n", spread);
+	printf("# enabled_1t measured between the SEM runs (sem_context_ratio's divisor): %.1f ns\n", en1s);
 	printf("%s runtime.disabled <= 2 ns\n", dis <= 2.0 ? "PASS" : "MISS");
 	printf("%s runtime.filtered <= 2 ns\n", fil <= 2.0 ? "PASS" : "MISS");
 	printf("%s runtime.enabled_1t <= 100 ns\n", en1 <= 100.0 ? "PASS" : "MISS");
 	printf("%s runtime.scaling_2t >= 1.6 x\n", scaling >= 1.6 ? "PASS" : "MISS");
+	printf("%s runtime.sem_scenario < 20 us\n", semp < 20.0 ? "PASS" : "MISS");
+	printf("%s runtime.sem_context_ratio <= 1.10 x\n", semc / en1s <= 1.10 ? "PASS" : "MISS");
 	return 0;
 }

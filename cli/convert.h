@@ -26,6 +26,8 @@ struct convert_options {
 	int n_manifests;
 	const char **tmfs;         /* every --tmf PATH, in order             */
 	int n_tmfs;
+	const char **mofs;         /* every --mof PATH, in order             */
+	int n_mofs;
 	struct cli_filter filter;
 };
 

@@ -20,17 +20,27 @@ static int to_outfile(void *ctx, const void *p, size_t n)
 	return etl_outfile_write(ctx, p, n);
 }
 
-/* The manifests and TMF files of the command line. @return :
+/* The manifests, TMF and MOF files of the command line. @return :
  * CLI_EXIT_CLEAN, else the exit status (reported). */
 static int load_decoding(etl_decoder *dec, const struct convert_options *o)
 {
-	for (int i = 0; i < o->n_manifests + o->n_tmfs; i++) {
-		int manifest = i < o->n_manifests;
-		int rc = manifest ? etl_decoder_add_manifest(dec, o->manifests[i])
-		                  : etl_decoder_add_tmf(dec, o->tmfs[i - o->n_manifests]);
-		if (rc != ETL_OK) {
-			cli_message("%s: %s", manifest ? "--manifest" : "--tmf", etl_decoder_errmsg(dec));
-			return rc == ETL_FATAL ? CLI_EXIT_IO : CLI_EXIT_USAGE;
+	const struct {
+		const char *opt;
+		const char *const *paths;
+		int n;
+		int (*add)(etl_decoder *, const char *);
+	} kinds[] = {
+		{ "--manifest", o->manifests, o->n_manifests, etl_decoder_add_manifest },
+		{ "--tmf", o->tmfs, o->n_tmfs, etl_decoder_add_tmf },
+		{ "--mof", o->mofs, o->n_mofs, etl_decoder_add_mof },
+	};
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		for (int i = 0; i < kinds[k].n; i++) {
+			int rc = kinds[k].add(dec, kinds[k].paths[i]);
+			if (rc != ETL_OK) {
+				cli_message("%s: %s", kinds[k].opt, etl_decoder_errmsg(dec));
+				return rc == ETL_FATAL ? CLI_EXIT_IO : CLI_EXIT_USAGE;
+			}
 		}
 	}
 	return CLI_EXIT_CLEAN;

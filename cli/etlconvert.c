@@ -37,6 +37,7 @@ enum {
 	OPT_SPLIT_TIME,
 	OPT_MANIFEST,
 	OPT_TMF,
+	OPT_MOF,
 	OPT_ALLOW_SAME_INPUT,
 	OPT_EXPLAIN,
 };
@@ -78,6 +79,8 @@ static void usage(void)
 	       "                        *.man/*.xml) for decoding; repeatable\n"
 	       "      --tmf PATH        WPP trace message format file (file, or directory\n"
 	       "                        of *.tmf) for decoding; repeatable\n"
+	       "      --mof PATH        MOF classes of classic events (file, or directory\n"
+	       "                        of *.mof) for decoding; repeatable\n"
 	       "      --explain         (-f json, jsonl) give every event a \"DecodingSource\"\n"
 	       "                        member: what decoded it (manifest, MOF, WPP,\n"
 	       "                        TraceLogging, EventMetadata: the schemas a merged\n"
@@ -142,8 +145,8 @@ static const char *conflict(const struct convert_options *o, int nfiles, int is_
 	}
 	if (o->explain)
 		return "--explain goes with -f json and -f jsonl only, not -f etl";
-	if (o->n_manifests || o->n_tmfs)
-		return "--manifest and --tmf go with the xml, json, jsonl, csv and text formats";
+	if (o->n_manifests || o->n_tmfs || o->n_mofs)
+		return "--manifest, --tmf and --mof go with the xml, json, jsonl, csv and text formats";
 	if (!o->output)
 		return "no output file (give -o OUTPUT)";
 	if (strcmp(o->output, "-") == 0 || !o->output[0])
@@ -205,8 +208,10 @@ static int option(void *ctx, int c)
 		return CLI_EXIT_USAGE;
 	case OPT_MANIFEST:
 	case OPT_TMF:
+	case OPT_MOF:
 		if ((c == OPT_MANIFEST ? add_path(&o->manifests, &o->n_manifests, optarg)
-		                       : add_path(&o->tmfs, &o->n_tmfs, optarg)) == 0)
+		     : c == OPT_TMF    ? add_path(&o->tmfs, &o->n_tmfs, optarg)
+		                       : add_path(&o->mofs, &o->n_mofs, optarg)) == 0)
 			return -1;
 		cli_message("out of memory");
 		return CLI_EXIT_USAGE;
@@ -227,6 +232,7 @@ int main(int argc, char **argv)
 		{ "split-time", required_argument, NULL, OPT_SPLIT_TIME },
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ "tmf", required_argument, NULL, OPT_TMF },
+		{ "mof", required_argument, NULL, OPT_MOF },
 		{ "allow-same-input", no_argument, NULL, OPT_ALLOW_SAME_INPUT },
 		{ "explain", no_argument, NULL, OPT_EXPLAIN },
 		CLI_STANDARD_LONG_OPTIONS,
@@ -263,5 +269,6 @@ int main(int argc, char **argv)
 	cli_filter_free(&o.filter);
 	free(o.manifests);
 	free(o.tmfs);
+	free(o.mofs);
 	return rc;
 }

@@ -49,13 +49,8 @@ static uint8_t *dup_part(const uint8_t *p, size_t n)
 
 static void check_result(int rc, const struct etl_decoded *r, size_t payload_size)
 {
-	FUZZ_ASSERT(rc == ETL_OK || rc == ETL_FAILED);
-	if (rc != ETL_OK) {
-		FUZZ_ASSERT(r->error && r->error[0]);
-		FUZZ_ASSERT(r->errcode > ETL_E_NONE && r->errcode < ETL_E_MAX_);
-		FUZZ_ASSERT(r->n_props == 0);
+	if (fuzz_decode_failed(rc, r))
 		return;
-	}
 	for (uint32_t i = 0; i < r->n_props; i++) {
 		const struct etl_prop *p = &r->props[i];
 		FUZZ_ASSERT(p->name != NULL);

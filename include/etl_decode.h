@@ -26,7 +26,8 @@
  * EVENT_SCHEMA_TL extended item is TraceLogging; system-style, FULL and
  * INSTANCE events of a built-in kernel/classic class are MOF
  * (lib/decode/mof_kernel_classes.c, and the records a trace merge adds:
- * lib/decode/mof_merged_classes.c); other EVENT_HEADER events use a loaded
+ * lib/decode/mof_merged_classes.c), else of a class loaded from a .mof file
+ * (etl_decoder_add_mof()); other EVENT_HEADER events use a loaded
  * manifest (etl_decoder_add_manifest()), else the schema the trace itself
  * carries in EventMetadata records (below). Every event without a schema
  * fails with errcode ETL_E_UNSUPPORTED and the error
@@ -102,7 +103,8 @@ typedef struct etl_decoder etl_decoder;
 enum etl_decode_source {
 	ETL_DECODE_NONE = 0,        /* no schema: raw payload only            */
 	ETL_DECODE_MANIFEST,        /* instrumentation manifest (XML or in-band EventSource) */
-	ETL_DECODE_MOF,             /* classic / kernel class built in         */
+	ETL_DECODE_MOF,             /* classic / kernel class: built in, or
+	                               loaded from a .mof file                */
 	ETL_DECODE_WPP,             /* TMF                                     */
 	ETL_DECODE_TRACELOGGING,    /* self-describing metadata (ext 0x0B)    */
 	ETL_DECODE_EVENT_METADATA   /* the trace's own EventMetadata records
@@ -225,7 +227,7 @@ ETL_API const char *etl_decode_source_name(int source);
 ETL_API int etl_decoder_schema_event(const struct etl_event *ev);
 
 /*! etl_decoder_errmsg() : sentence describing the last failure of a
- *  function that loads schemas (add_manifest, add_tmf). */
+ *  function that loads schemas (add_manifest, add_tmf, add_mof). */
 ETL_API const char *etl_decoder_errmsg(const etl_decoder *d);
 
 /*! etl_decoder_errcode() : reason (enum etl_errcode) of the last failure
@@ -276,7 +278,7 @@ ETL_API int etl_decoder_errcode(const etl_decoder *d);
  *      ev->ptr_size; strings with length= are that many characters cut at
  *      the first NUL, otherwise NUL-terminated; AnsiString is Latin-1
  *      (UTF-8 for out-types Utf8/Xml/Json); Binary needs length= (16 bytes
- *      for out-type IPv6); SYSTEMTIME stays 16 raw bytes (ETL_VAL_BINARY);
+ *      for out-type IPv6); SYSTEMTIME as for TraceLogging;
  *      count= makes an ETL_VAL_ARRAY; struct members are children of an
  *      ETL_VAL_STRUCT; map= sets map_name (value maps: the entry's text;
  *      bit maps: texts of the set bits joined with "|");
@@ -353,6 +355,61 @@ ETL_API int etl_decoder_add_manifest(etl_decoder *d, const char *path);
  *  and line ("FILE:LINE: reason") for unreadable or invalid files (the
  *  messages of a failed file are not added); ETL_FATAL on out-of-memory. */
 ETL_API int etl_decoder_add_tmf(etl_decoder *d, const char *path);
+
+/*! etl_decoder_add_mof() : loads the classic (MOF) event classes of .mof
+ *  files (doc/decoding.md §4.5) - the MOF text mofcomp compiles - into d:
+ *  a file, or a directory whose every *.mof file is loaded (in name order),
+ *  parsed by libetl itself (nothing is compiled or registered on the
+ *  machine). Repeatable; a class may derive from a class of an earlier
+ *  call; the first definition of a (class GUID, event type, version) wins.
+ *  Files over 64 MiB are refused; the text is UTF-8 (UTF-16 files are
+ *  refused: convert them).
+ *  What is read: classes declared with qualifiers ([Guid("{...}"),
+ *  EventVersion(n)], [EventType(n)] or [EventType{n, m}],
+ *  [EventTypeName("Start")] or {"Start", "End"}) and their parent, and
+ *  their properties with type, array size and qualifiers; #pragma lines,
+ *  comments, instance and qualifier declarations, methods, default values
+ *  and flavors are skipped. A class with EventType gives the schema of
+ *  those event types: GUID and version from the nearest class up its
+ *  parents that has a Guid (its own first); a class without EventVersion
+ *  is the latest version: one above the highest EventVersion of that GUID
+ *  (0 if none). Its properties (and those of its parents below that class)
+ *  with WmiDataId, in WmiDataId order, are the payload:
+ *    - sint8..uint64 (Format("x") or DisplayInHex: hex out-types;
+ *      Format("c") on 8-bit: a character), char16 (a UTF-16 character),
+ *      boolean (4 bytes), real32, real64; Pointer or PointerType:
+ *      ev->ptr_size bytes in hex; WmiTimeStamp on 64-bit: FILETIME;
+ *      Extension("IPAddr") on uint32 and ("Port") on uint16 as for
+ *      objects; ValueMap/Values (ValueType("flag") for bits) and
+ *      BitMap/BitValues set map_name;
+ *    - string: 8-bit (CP1252), UTF-16 with Format("w"); StringTermination
+ *      NullTerminated (default), Counted (u16 byte count), ReverseCounted
+ *      (big-endian u16 byte count) or NotCounted (the rest of the payload);
+ *    - object with Extension Guid (16 bytes), IPAddr / IPAddrV4 (4 bytes,
+ *      out-type IPV4), IPAddrV6 (16 bytes, IPV6), Port (u16, PORT),
+ *      SizeT (ev->ptr_size bytes, decimal, in_type UINT32/UINT64), Sid
+ *      (WBEMSID: ETL_VAL_SID, ETL_VAL_NULL when the event has none),
+ *      WmiTime (u64 timestamp, as it is), RString, RWString; uint8
+ *      X[16] with Extension("Guid") is a GUID;
+ *    - arrays: name[N] or MAX(N) for N elements, WmiSizeIs("Count") for
+ *      the value of an earlier integer property; char16 arrays, and 8-bit
+ *      arrays with Format("s"), are strings of that many characters cut
+ *      at the first NUL; other arrays are ETL_VAL_ARRAY.
+ *  Unsupported types (datetime, embedded classes, references, other
+ *  Extensions) and malformed text fail the load.
+ *  Classic events (source ETL_DECODE_MOF; the built-in kernel classes are
+ *  tried first): SYSTEM, COMPACT, PERFINFO, FULL and INSTANCE records are
+ *  looked up by (ev->provider = class GUID, ev->opcode = event type,
+ *  ev->version), else the highest lower version of that class and type
+ *  (the payload bytes it does not read are "ExtraData", as for manifests);
+ *  provider_name is the event class's name, event_name the EventTypeName
+ *  (else the event type class's name), opcode_name the EventTypeName;
+ *  kinds, strings and failures as for manifests.
+ *  @return : ETL_OK; ETL_FAILED with etl_decoder_errmsg() naming the file
+ *  and line ("FILE:LINE: reason", and the class and property) for
+ *  unreadable or invalid files (nothing of that call is added); ETL_FATAL
+ *  on out-of-memory. */
+ETL_API int etl_decoder_add_mof(etl_decoder *d, const char *path);
 
 #ifdef __cplusplus
 }

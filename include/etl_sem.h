@@ -1,10 +1,14 @@
 /*
- * etl_sem.h - the Scenario Event Mapper's configuration: load the WDI
- * registry configuration from a `reg export` file or from offline hives,
- * apply the SEM's rules (doc/sem.md §3) and read the effective configuration
- * the SEM engine runs.
+ * etl_sem.h - the Scenario Event Mapper (SEM): its configuration - load the
+ * WDI registry configuration from a `reg export` file or from offline
+ * hives, apply the SEM's rules (doc/sem.md §3) and read the effective
+ * configuration - and the engine that runs it on the tracing runtime
+ * (etl_trace.h): the DiagLog and WdiContextLog sessions, scenario
+ * instances started and ended by the scenario writes, context providers
+ * enabled while they run, timeouts, and the Kernel-WDI status events
+ * (doc/sem.md §8-§12; the engine's part of this header is at its end).
  *
- * Basic outline:
+ * Basic outline of the configuration:
  *
  *     struct etl_sem_error err;
  *     etl_sem_config *cfg = etl_sem_config_from_reg_file("wdi.reg", &err);
@@ -51,6 +55,8 @@
 #include <stdio.h>
 #include "etl_errors.h"
 #include "etl_event.h"
+#include "etl_trace.h"
+#include "etl_tracelogging.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -313,7 +319,302 @@ ETL_API int etl_sem_config_write_json(const etl_sem_config *cfg, etl_sem_write_f
  *  @return : 0, or -1 on a write error. */
 ETL_API int etl_sem_config_print_json(const etl_sem_config *cfg, FILE *out);
 
+/* ---- the engine ------------------------------------------------------------
+ *
+ * Basic outline (doc/sem.md §8):
+ *
+ *     struct etl_sem_options o;
+ *     etl_sem_options_init(&o);
+ *     o.directory = "out";                     // out/DiagLog.etl, out/WdiContextLog.etl
+ *     etl_sem *sem = etl_sem_new(cfg, &o);     // cfg from etl_sem_config_from_*()
+ *     if (etl_sem_start(sem) != ETL_OK) { report etl_sem_errmsg(sem); }
+ *
+ *     struct etl_guid act = { 0 };             // zero: the SEM picks a new id
+ *     etl_sem_write_start_scenario(sem, &prov, &start_ev, &act, 0, NULL);
+ *     ...                                      // the context providers' events
+ *     etl_sem_write_end_scenario(sem, &prov, &end_ev, &act, 0, NULL);
+ *
+ *     etl_sem_stop(sem);                       // both files complete
+ *     etl_sem_free(sem);
+ *
+ * Model. The engine owns two sessions of the tracing runtime. DiagLog
+ * receives the start and end events: every provider that owns one is
+ * enabled on it, with the configuration's combined parameters, while the
+ * SEM runs, and so is Microsoft-Windows-Kernel-WDI, whose status events
+ * (ids 32-42, doc/sem.md §11) say what the engine did. WdiContextLog
+ * receives the context providers' events: a scenario instance enables the
+ * context providers of its start event there when it starts, and when it
+ * ends disables each one no other running instance needs, or re-enables it
+ * with the parameters combined over the instances still running. So a
+ * context event written before a scenario starts or after it ends is not
+ * in WdiContextLog, and one written between is (if it passes the filter).
+ *
+ * Instances. The scenario writes (etl_sem_write_start_scenario() and
+ * _end_, and their TraceLogging forms) are etl_write_transfer() and
+ * etl_write_tracelogging_counted() with the scenario's activity id, plus the
+ * instance's start or end: a start event (provider GUID and event id)
+ * starts one instance keyed by the activity id - one per start event:
+ * scenarios that share it were merged by the configuration and start
+ * together; an end event ends the instance of that activity id if the
+ * event is one of its start event's end events. A plain etl_write() of the
+ * same event starts and ends nothing. At most ETL_SEM_MAX_INSTANCES run at
+ * once.
+ *
+ * Time. The engine's clock is the caller's time source when options.clock
+ * is set (both sessions then run on it too, and housekeeping and their
+ * flush timers advance only in etl_sem_clock_advanced()), else the system
+ * clock (a housekeeping thread then wakes every housekeeping period). An
+ * instance that may time out and is older than the configuration's
+ * timeout at a housekeeping tick ends with status event 34.
+ *
+ * Thread safety: the scenario writes, etl_sem_dispatch(),
+ * etl_sem_clock_advanced() and etl_sem_stats() may be called from any
+ * thread at once, while the program writes its events. Starting,
+ * stopping, updating and freeing are the controller's: one thread at a
+ * time, not concurrently with each other. Enable callbacks of the
+ * providers the SEM enables (capture-state requests included) run under
+ * the SEM's lock: they may write events but must not call etl_sem_*.
+ *
+ * Results of the scenario calls: ETL_OK when the event reached every
+ * session meant for it and the scenario action was done, or there was none
+ * to do; ETL_FAILED when the event was lost in a session or the action was
+ * refused or failed (a status event says so). etl_sem_last_status() tells
+ * the calling thread which, as an NTSTATUS (the table at
+ * etl_sem_last_status()).
+ */
+
+typedef struct etl_sem etl_sem;
+
+#define ETL_SEM_MAX_INSTANCES 128     /* scenario instances in flight      */
+
+/* Default logger names and file names (doc/sem.md §9). */
+#define ETL_SEM_DIAGLOG_NAME     "DiagLog"
+#define ETL_SEM_CONTEXTLOG_NAME  "WdiContextLog"
+#define ETL_SEM_DIAGLOG_FILE     "DiagLog.etl"
+#define ETL_SEM_CONTEXTLOG_FILE  "WdiContextLog.etl"
+
+/* NTSTATUS values of the scenario calls (etl_sem_last_status()) and of the
+ * status events 36, 37 and 42 (doc/sem.md §10). */
+#define ETL_SEM_STATUS_SUCCESS                 0x00000000u
+#define ETL_SEM_STATUS_UNSUCCESSFUL            0xC0000001u
+#define ETL_SEM_STATUS_INVALID_PARAMETER       0xC000000Du
+#define ETL_SEM_STATUS_NO_MEMORY               0xC0000017u
+#define ETL_SEM_STATUS_OBJECT_NAME_INVALID     0xC0000033u
+#define ETL_SEM_STATUS_OBJECT_NAME_NOT_FOUND   0xC0000034u
+#define ETL_SEM_STATUS_OBJECT_NAME_COLLISION   0xC0000035u
+#define ETL_SEM_STATUS_INSUFFICIENT_RESOURCES  0xC000009Au
+#define ETL_SEM_STATUS_NAME_TOO_LONG           0xC0000106u
+#define ETL_SEM_STATUS_NOT_FOUND               0xC0000225u
+
+/* etl_sem_dispatch() codes, the trace-control codes of Windows' SEM. */
+#define ETL_SEM_DISPATCH_START 10
+#define ETL_SEM_DISPATCH_END   11
+
+struct etl_sem_options {
+	uint32_t struct_size;              /* sizeof(struct etl_sem_options)  */
+	const char *directory;             /* where the two files go when their
+	                                      file_name is NULL; NULL: "."     */
+	struct etl_session_props diaglog;  /* DiagLog's properties; file_name
+	                                      NULL: directory/DiagLog.etl      */
+	struct etl_session_props context;  /* WdiContextLog's; file_name NULL:
+	                                      directory/WdiContextLog.etl      */
+	const char *diaglog_name;          /* logger names in the files' headers;
+	                                      NULL: "DiagLog"                  */
+	const char *context_name;          /* NULL: "WdiContextLog"            */
+	int blocking;                      /* 1: both sessions block writers
+	                                      rather than lose events          */
+	etl_clock_fn clock;                /* NULL: the system clock; else the
+	                                      engine's and both sessions' time
+	                                      (their props' clock is replaced) */
+	void *clock_ctx;
+};
+
+/*! etl_sem_options_init() : the defaults: both sessions as
+ *  etl_session_props_init() gives them, sequential files, DiagLog with
+ *  16 KiB buffers (it receives few events), WdiContextLog with 64 KiB
+ *  buffers; directory ".", the default names, losing rather than blocking,
+ *  the system clock. */
+ETL_API void etl_sem_options_init(struct etl_sem_options *o);
+
+/*! etl_sem_new() : an engine for cfg with options o (copied, strings too;
+ *  NULL: the defaults). cfg is borrowed: it must stay valid until
+ *  etl_sem_update() replaces it or etl_sem_free(); one configuration may
+ *  serve several engines. Nothing runs until etl_sem_start().
+ *  @return : the engine, or NULL when cfg is NULL, o is from another
+ *  version (struct_size too small) or memory ran out. */
+ETL_API etl_sem *etl_sem_new(const etl_sem_config *cfg, const struct etl_sem_options *o);
+
+/*! etl_sem_start() : starts DiagLog and WdiContextLog (creating their
+ *  files), enables Kernel-WDI on DiagLog, and, when the configuration has
+ *  the SEM on, the DiagLog providers; writes the status events of the
+ *  configuration (38-41 for what its limits dropped, 42 for rejected
+ *  definitions and for a SEM switched off by a fault). With the system
+ *  clock, starts the housekeeping thread. A configuration that switches
+ *  the SEM off still starts the sessions: scenario writes then write
+ *  their events and start nothing.
+ *  @return : ETL_OK; ETL_FAILED for a session that cannot start with its
+ *  properties (ETL_E_BAD_VALUE, ETL_E_LIMIT: a name in use) or an engine
+ *  already running (ETL_E_MISUSE); ETL_FATAL for a file, thread or memory
+ *  failure. The reason is in etl_sem_errcode() / etl_sem_errmsg(); nothing
+ *  is left running. */
+ETL_API int etl_sem_start(etl_sem *sem);
+
+/*! etl_sem_stop() : ends every instance in flight (status event 33 for
+ *  each, with its start event's provider and id), disables every
+ *  provider, stops both sessions (files complete: buffers flushed, headers
+ *  final). Statistics stay readable; etl_sem_start() may start it again
+ *  (the files are written anew). @return : ETL_OK; ETL_FAILED when not
+ *  running; ETL_FATAL when a file could not be finished. */
+ETL_API int etl_sem_stop(etl_sem *sem);
+
+/*! etl_sem_free() : stops sem if running, then frees it. NULL allowed. */
+ETL_API void etl_sem_free(etl_sem *sem);
+
+/*! etl_sem_update() : restarts the SEM on cfg, as Windows' update control
+ *  code does: every instance in flight ends (status event 33 each),
+ *  the old configuration's providers are disabled, cfg replaces it (borrowed
+ *  as by etl_sem_new(); the old one is no longer used when this returns),
+ *  and the SEM starts again on it (DiagLog providers, status events 38-42).
+ *  The sessions run on: both files continue. On an engine not running,
+ *  only replaces the configuration. @return : ETL_OK; ETL_FAILED when cfg
+ *  is NULL (ETL_E_MISUSE). */
+ETL_API int etl_sem_update(etl_sem *sem, const etl_sem_config *cfg);
+
+/*! etl_sem_write_start_scenario() : writes the event (as
+ *  etl_write_transfer() with activity as its activity id), then starts the
+ *  scenario instance of the start event (provider p's GUID, d->id) keyed by
+ *  *activity: its context providers are enabled on WdiContextLog (a
+ *  capture-state request to those configured for it) and status event 32
+ *  lists them. *activity all zero: a new id (etl_activity_new()) is used
+ *  and stored there. Refused, with the event still written: an id already
+ *  in flight (status event 36, STATUS_OBJECT_NAME_COLLISION), and a 129th
+ *  instance (status event 35, STATUS_INSUFFICIENT_RESOURCES). An event that
+ *  is no start event (or a SEM off or not running) only writes the event.
+ *  @return : ETL_OK or ETL_FAILED (see "Results" above); ETL_FAILED with
+ *  STATUS_INVALID_PARAMETER and nothing written when sem, p, d or
+ *  activity is NULL. */
+ETL_API int etl_sem_write_start_scenario(etl_sem *sem, etl_provider *p, const struct etl_event_descriptor *d,
+                                         struct etl_guid *activity, uint32_t n, const struct etl_data *data);
+
+/*! etl_sem_write_end_scenario() : ends the instance of *activity when the
+ *  event (p's GUID, d->id) is one of its start event's end events - its
+ *  context providers are disabled or re-enabled with the parameters of
+ *  the instances still running, and status event 33 lists them - then
+ *  writes the event (as etl_write_transfer() with activity). A configured
+ *  end event with no such instance (an all-zero id, one not in flight, one
+ *  whose start event this event does not end; or one already timed out)
+ *  is reported with status event 37 (STATUS_OBJECT_NAME_NOT_FOUND, or
+ *  STATUS_INVALID_PARAMETER for the zero id); an event that ends no
+ *  configured scenario only writes the event. Same returns. */
+ETL_API int etl_sem_write_end_scenario(etl_sem *sem, etl_provider *p, const struct etl_event_descriptor *d,
+                                       const struct etl_guid *activity, uint32_t n, const struct etl_data *data);
+
+/*! etl_sem_write_start_scenario_tracelogging(),
+ *  etl_sem_write_end_scenario_tracelogging() : the same for a TraceLogging
+ *  event: meta and meta_size as etl_write_tracelogging() takes them, data
+ *  pieces possibly counted as etl_write_tracelogging_counted() takes them.
+ *  A TraceLogging event's id is d->id (0 for the events ETL_TL_* build),
+ *  so its start event is configured as {provider};0. Same returns. */
+ETL_API int etl_sem_write_start_scenario_tracelogging(etl_sem *sem, etl_provider *p,
+                                                      const struct etl_event_descriptor *d,
+                                                      const void *meta, uint16_t meta_size,
+                                                      struct etl_guid *activity,
+                                                      uint32_t n, const struct etl_data *data);
+ETL_API int etl_sem_write_end_scenario_tracelogging(etl_sem *sem, etl_provider *p,
+                                                    const struct etl_event_descriptor *d,
+                                                    const void *meta, uint16_t meta_size,
+                                                    const struct etl_guid *activity,
+                                                    uint32_t n, const struct etl_data *data);
+
+/*! etl_sem_dispatch() : starts (code ETL_SEM_DISPATCH_START) or ends
+ *  (ETL_SEM_DISPATCH_END) the scenario whose start or end event is
+ *  provider's event d->id for *activity, exactly as the scenario writes
+ *  would - instance, context providers, status events - but without
+ *  writing an event. START with an all-zero *activity stores the new id
+ *  there. @return : as the scenario writes; ETL_FAILED with
+ *  STATUS_INVALID_PARAMETER for another code or a NULL argument. */
+ETL_API int etl_sem_dispatch(etl_sem *sem, uint32_t code, const struct etl_guid *provider,
+                             const struct etl_event_descriptor *d, struct etl_guid *activity);
+
+/*! etl_sem_last_status() : the NTSTATUS of the calling thread's last
+ *  scenario write or dispatch (any engine):
+ *    STATUS_SUCCESS (0)                 the instance started / ended
+ *    STATUS_NOT_FOUND                   nothing to do: the event starts or
+ *                                       ends no configured scenario, or
+ *                                       the SEM is off or not running
+ *                                       (returned with ETL_OK)
+ *    STATUS_OBJECT_NAME_COLLISION       start: the id is in flight (36)
+ *    STATUS_INSUFFICIENT_RESOURCES      start: 128 in flight (35)
+ *    STATUS_OBJECT_NAME_NOT_FOUND       end: no instance of that id that
+ *                                       this event ends (37)
+ *    STATUS_INVALID_PARAMETER           a NULL argument, an unknown
+ *                                       dispatch code, an all-zero id at
+ *                                       end (37)
+ *  ETL_SEM_STATUS_* name them. */
+ETL_API uint32_t etl_sem_last_status(void);
+
+/*! etl_sem_clock_advanced() : for an engine on the caller's clock
+ *  (options.clock): time has moved. Runs the housekeeping ticks that fell
+ *  due (instances past the timeout end, status event 34) and the two
+ *  sessions' flush timers (etl_session_clock_advanced()), in that order,
+ *  before returning. Cheap when nothing is due. @return : ETL_OK;
+ *  ETL_FAILED when sem is not running or has the system clock; ETL_FATAL
+ *  when a session's output failed. */
+ETL_API int etl_sem_clock_advanced(etl_sem *sem);
+
+struct etl_sem_stats {
+	uint64_t started;            /* instances started (status event 32)  */
+	uint64_t ended;              /* ended by an end event or dispatch (33) */
+	uint64_t timed_out;          /* ended by a timeout (34)               */
+	uint64_t stopped;            /* ended by etl_sem_update / stop (33)  */
+	uint64_t refused;            /* starts refused: 128 in flight (35)   */
+	uint64_t start_failed;       /* starts that failed (36)              */
+	uint64_t end_failed;         /* ends that failed (37)                */
+	uint64_t status_events;      /* Kernel-WDI events written, 32-42     */
+	uint32_t in_flight;          /* instances running now                */
+	uint32_t context_providers;  /* providers enabled on WdiContextLog   */
+};
+
+/*! etl_sem_stats() : copies the engine's figures into *st (a snapshot
+ *  while it runs). @return : ETL_OK. */
+ETL_API int etl_sem_stats(const etl_sem *sem, struct etl_sem_stats *st);
+
+/*! etl_sem_diaglog(), etl_sem_context_log() : the engine's two sessions,
+ *  for etl_session_stats() and etl_session_errmsg() (borrowed; valid until
+ *  etl_sem_free(); do not start, stop, enable on or free them). */
+ETL_API etl_session *etl_sem_diaglog(etl_sem *sem);
+ETL_API etl_session *etl_sem_context_log(etl_sem *sem);
+
+/*! etl_sem_errcode(), etl_sem_errmsg() : reason and sentence of the last
+ *  failure of etl_sem_start / stop / update / clock_advanced; owned by
+ *  the engine. */
+ETL_API int etl_sem_errcode(const etl_sem *sem);
+ETL_API const char *etl_sem_errmsg(const etl_sem *sem);
+
+/* ETL_SEM_TL_START(sem, activity, prov, "EventName", items...) and
+ * ETL_SEM_TL_END(...): a TraceLogging scenario event written and its
+ * scenario started or ended, with the items of ETL_TL_WRITE
+ * (etl_tracelogging.h) - but unconditionally (the scenario must start
+ * even when no session wants the event) and with the scenario's activity
+ * id: activity is a struct etl_guid * (START may fill it in), and an
+ * ETL_TL_ACTIVITY item is ignored. The statement has no value:
+ * etl_sem_last_status() tells the outcome. C only, as ETL_TL_WRITE. */
+#define ETL_SEM_TL_START(sem, act, ...) \
+	ETL__SEM_TL_(etl_sem_write_start_scenario_tracelogging, sem, act, __VA_ARGS__, ETL__TL_END)
+#define ETL_SEM_TL_END(sem, act, ...) \
+	ETL__SEM_TL_(etl_sem_write_end_scenario_tracelogging, sem, act, __VA_ARGS__, ETL__TL_END)
+#define ETL__SEM_TL_(fn_, sem_, act_, prov_, name_, ...)                                 \
+	do {                                                                             \
+		const struct etl_event_descriptor etl__tl_d_ = ETL__TL_DESC_(__VA_ARGS__); \
+		ETL__TL_PIECES_(name_, __VA_ARGS__)                                      \
+		(void)etl__tl_act_;                                                      \
+		(void)etl__tl_rel_;                                                      \
+		(void)fn_((sem_), (prov_), &etl__tl_d_, etl__tl_m_, ETL__TL_META_SIZE,   \
+		          (act_), ETL__TL_N, etl__tl_v_);                                \
+	} while (0)
+
 #ifdef __cplusplus
 }
 #endif
 #endif /* ETL_SEM_H */
+

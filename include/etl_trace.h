@@ -53,6 +53,20 @@
  * ETL_CLOCK_CPUCYCLE the TSC on x86-64 (cpu speed measured at the first
  * such session, 20 ms), nanoseconds declared as 1000 MHz elsewhere.
  *
+ * The caller's clock (etl_session_props.clock): a program that drives
+ * time itself - a test that must not sleep, a replay of a captured trace
+ * that follows the trace's own timestamps however fast it runs - hands
+ * the session a time source. Then every time the session takes comes from
+ * it: each event's timestamp, the buffers' timestamps, the file's
+ * StartTime and EndTime, and the flush timer, which no longer follows the
+ * wall clock: it is evaluated when the caller says time has moved
+ * (etl_session_clock_advanced()), and a flush that fell due happens
+ * before that call returns, so what a timer flush holds depends on the
+ * calls made, never on how fast they were made. In the file the clock
+ * reads as the clock type asks: SYSTEMTIME the source's FILETIMEs, QPC a
+ * 10 MHz counter from 0 at session start (BootTime = StartTime), CPUCYCLE
+ * 1000 MHz cycles from 0 at session start; nothing is measured.
+ *
  * fork(): sessions are per process. A child inherits the parent's sessions
  * orphaned (no logger thread runs there): they receive no events, and
  * etl_session_free() only releases their memory. Start new sessions in the
@@ -112,6 +126,12 @@ typedef struct etl_session etl_session;
  * waiting for this logger) nor write to its own session in blocking mode. */
 typedef void (*etl_realtime_fn)(void *ctx, const struct etl_event *ev);
 
+/* A time source (etl_session_props.clock): the time now as a FILETIME,
+ * 100 ns units since 1601-01-01 UTC. It is called from every thread that
+ * writes to the session and from the session's logger thread, so it must
+ * be thread-safe, and its answers must never decrease. */
+typedef int64_t (*etl_clock_fn)(void *ctx);
+
 struct etl_session_props {
 	uint32_t struct_size;        /* sizeof(struct etl_session_props)      */
 	uint32_t buffer_size;        /* bytes, 4 KiB..1 MiB, multiple of 4096;
@@ -136,6 +156,12 @@ struct etl_session_props {
 	                                routing rule above)                     */
 	etl_realtime_fn realtime_cb; /* REALTIME: receives each event          */
 	void *realtime_ctx;
+	/* Members below were added later: a caller built with an older
+	 * etl_trace.h passes a smaller struct_size, and they read as 0. */
+	etl_clock_fn clock;          /* NULL: the system clocks (above); else
+	                                the session's only time source, see
+	                                "The caller's clock" above            */
+	void *clock_ctx;             /* passed to clock                        */
 };
 
 /*! etl_session_props_init() : fills p with the defaults named above. */
@@ -216,6 +242,30 @@ struct etl_session_stats {
  *  the session is stopped; while running, a snapshot). @return : ETL_OK. */
 ETL_API int etl_session_stats(const etl_session *s, struct etl_session_stats *st);
 
+/*! etl_session_clock_advanced() : for a session whose clock is the
+ *  caller's (etl_session_props.clock): reads the clock and, when the flush
+ *  timer has fallen due (flush_timer_ms after the last timer flush, or
+ *  after start), flushes partly filled buffers as the timer does and
+ *  waits until they are written: events written before the call are in
+ *  the file when it returns. When nothing is due it only reads the clock
+ *  (no lock, no system call), so it may be called after every event.
+ *  Several periods passed at once give one flush; the next is due a
+ *  period after it. @return : ETL_OK; ETL_FAILED when s is not running or
+ *  has no clock of the caller's (ETL_E_MISUSE); ETL_FATAL when the output
+ *  failed. */
+ETL_API int etl_session_clock_advanced(etl_session *s);
+
+/*! etl_session_capture_state() : asks the registrations of provider for
+ *  their state, as EnableTraceEx2 with EVENT_CONTROL_CODE_CAPTURE_STATE
+ *  does: each one's enable callback runs with is_enabled
+ *  ETL_CONTROL_CAPTURE_STATE and the level and keywords s enables it with,
+ *  on the caller's thread, before the call returns. What the provider
+ *  writes from the callback (a rundown of its state) reaches s as any
+ *  event does. The enable state does not change. @return : ETL_OK;
+ *  ETL_FAILED when s is not running (ETL_E_MISUSE) or does not enable
+ *  provider (ETL_E_NOT_FOUND). */
+ETL_API int etl_session_capture_state(etl_session *s, const struct etl_guid *provider);
+
 /*! etl_session_stop() : disables every provider on s, waits for writes in
  *  progress, flushes every buffer, finalises the file header (buffers
  *  written, events lost, end time) and stops the logger thread. The
@@ -233,12 +283,24 @@ ETL_API const char *etl_session_errmsg(const etl_session *s);
 
 /* ---- providers --------------------------------------------------------- */
 
-/* Called when a session enables (is_enabled 1, with the aggregate level
- * and keywords over all sessions) or disables the provider, on the
- * controller's thread, before etl_session_enable/disable returns. After a
- * disable is_enabled is 0 only when no session enables the provider any
- * more; otherwise 1 with the new aggregate. A session that stops disables
- * its providers (callbacks run from etl_session_stop). */
+/* The values of an enable callback's is_enabled, as Windows' EnableCallback
+ * gets them (EVENT_CONTROL_CODE_*). */
+#define ETL_CONTROL_DISABLE        0
+#define ETL_CONTROL_ENABLE         1
+#define ETL_CONTROL_CAPTURE_STATE  2
+
+/* Called when a session enables (is_enabled ETL_CONTROL_ENABLE, with the
+ * aggregate level and keywords over all sessions) or disables the
+ * provider, on the controller's thread, before etl_session_enable/disable
+ * returns. After a disable is_enabled is ETL_CONTROL_DISABLE only when no
+ * session enables the provider any more; otherwise ETL_CONTROL_ENABLE with
+ * the new aggregate. A session that stops disables its providers
+ * (callbacks run from etl_session_stop). ETL_CONTROL_CAPTURE_STATE (from
+ * etl_session_capture_state(), with that session's level and keywords)
+ * asks the provider to write events describing its current state; the
+ * enable state is unchanged. A callback written for 0 and 1 only must
+ * test for ETL_CONTROL_CAPTURE_STATE before reading is_enabled as a
+ * truth value. */
 typedef void (*etl_enable_fn)(void *ctx, int is_enabled, uint8_t level,
                               uint64_t match_any, uint64_t match_all);
 

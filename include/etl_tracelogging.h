@@ -357,6 +357,22 @@ static inline const double *etl__tl_dblp(const double *p) { return p; }
 
 /* ---- the write statement --------------------------------------------------- */
 
+/* The pieces of a write, declared in a block: the metadata etl__tl_m_
+ * (ETL__TL_META_SIZE bytes), the activity ids etl__tl_act_ and
+ * etl__tl_rel_ as the items set them, and the data pieces etl__tl_v_
+ * (ETL__TL_N of them). ETL_TL_WRITE and the statements of other headers
+ * built on it (etl_sem.h) use them. */
+#define ETL__TL_PIECES_(name_, ...)                                                    \
+	static const char etl__tl_m_[] =                                               \
+		"\0" name_ "\0" ETL__TL_EACH(ETL__TL_META, __VA_ARGS__);               \
+	_Static_assert(sizeof etl__tl_m_ - 1 < 32000, "TraceLogging metadata too large"); \
+	const struct etl_guid *etl__tl_act_ = NULL;                                    \
+	const struct etl_guid *etl__tl_rel_ = NULL;                                    \
+	ETL__TL_EACH(ETL__TL_ST, __VA_ARGS__)                                          \
+	const struct etl_data etl__tl_v_[] = { ETL__TL_EACH(ETL__TL_DATA, __VA_ARGS__) };
+#define ETL__TL_META_SIZE ((uint16_t)(sizeof etl__tl_m_ - 1))
+#define ETL__TL_N ((uint32_t)(sizeof etl__tl_v_ / sizeof etl__tl_v_[0]))
+
 /* ETL_TL_WRITE(prov, "EventName", items...): see the top of this file. */
 #define ETL_TL_WRITE(...) ETL__TL_WRITE_(__VA_ARGS__, ETL__TL_END)
 #define ETL__TL_WRITE_(prov_, name_, ...)                                              \
@@ -364,21 +380,10 @@ static inline const double *etl__tl_dblp(const double *p) { return p; }
 		const struct etl_event_descriptor etl__tl_d_ = ETL__TL_DESC_(__VA_ARGS__); \
 		etl_provider *etl__tl_p_ = (prov_);                                    \
 		if (etl_event_enabled(etl__tl_p_, etl__tl_d_.level, etl__tl_d_.keyword)) { \
-			static const char etl__tl_m_[] =                               \
-				"\0" name_ "\0" ETL__TL_EACH(ETL__TL_META, __VA_ARGS__); \
-			_Static_assert(sizeof etl__tl_m_ - 1 < 32000,                  \
-			               "TraceLogging metadata too large");           \
-			const struct etl_guid *etl__tl_act_ = NULL;                    \
-			const struct etl_guid *etl__tl_rel_ = NULL;                    \
-			ETL__TL_EACH(ETL__TL_ST, __VA_ARGS__)                          \
-			const struct etl_data etl__tl_v_[] = {                         \
-				ETL__TL_EACH(ETL__TL_DATA, __VA_ARGS__)                \
-			};                                                             \
+			ETL__TL_PIECES_(name_, __VA_ARGS__)                            \
 			(void)etl_write_tracelogging_counted(etl__tl_p_, &etl__tl_d_,  \
-			        etl__tl_m_, (uint16_t)(sizeof etl__tl_m_ - 1),         \
-			        etl__tl_act_, etl__tl_rel_,                            \
-			        (uint32_t)(sizeof etl__tl_v_ / sizeof etl__tl_v_[0]),  \
-			        etl__tl_v_);                                           \
+			        etl__tl_m_, ETL__TL_META_SIZE, etl__tl_act_, etl__tl_rel_, \
+			        ETL__TL_N, etl__tl_v_);                                \
 		}                                                                      \
 	} while (0)
 

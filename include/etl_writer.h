@@ -62,7 +62,9 @@ struct etl_writer_options {
 	uint32_t number_of_processors; /* buffer streams; events name theirs    */
 	uint32_t clock_type;           /* ETL_CLOCK_QPC, _SYSTEMTIME, _CPUCYCLE */
 	int64_t  perf_freq;            /* QPC frequency (Hz)                    */
-	uint32_t cpu_speed_mhz;        /* for ETL_CLOCK_CPUCYCLE                */
+	uint32_t cpu_speed_mhz;        /* CpuSpeedInMHz; the clock's rate for
+	                                  ETL_CLOCK_CPUCYCLE. Never leave it 0:
+	                                  readers divide by it                   */
 	int64_t  start_time;           /* FILETIME of start_timestamp           */
 	int64_t  start_timestamp;      /* raw clock value at start (the header
 	                                  record's timestamp, the UTC anchor)    */
@@ -97,7 +99,10 @@ struct etl_writer_options {
 
 /*! etl_writer_options_init() : fills o with defaults: 64 KiB buffers,
  *  64-bit, 1 processor, QPC at 10 MHz, start now, version 10.0 build
- *  19041, sequential mode. */
+ *  19041, sequential mode; the fields Windows takes from its machine from
+ *  this one: CPU speed (/proc/cpuinfo, else cpufreq, else 1000 MHz) and
+ *  boot time (/proc/stat, else CLOCK_BOOTTIME), and a timer resolution of
+ *  156250 (15.625 ms, the usual Windows clock-interrupt period). */
 ETL_API void etl_writer_options_init(struct etl_writer_options *o);
 
 /*! etl_writer_options_from_logfile() : options that reproduce an existing

@@ -7,7 +7,6 @@
  * field by field.
  */
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -562,17 +561,6 @@ END_TEST
 /* ---- limits ---------------------------------------------------------------------------------------------- */
 
 /* Generated REGEDIT4 text. */
-static void put(struct tu_bytes *b, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	ck_assert(n > 0 && (size_t)n < sizeof line);
-	tu_putbytes(b, line, (size_t)n);
-}
-
 static etl_sem_config *from_text(struct tu_bytes *b)
 {
 	struct etl_sem_error err;
@@ -606,11 +594,11 @@ START_TEST(test_limit_start_events)
 	 * ..., "9"): the last one read, PA;9, is dropped. */
 	struct tu_bytes b;
 	tu_bytes_init(&b);
-	put(&b, "REGEDIT4\r\n\r\n");
+	tu_putf(&b, "REGEDIT4\r\n\r\n");
 	for (unsigned i = 1; i <= 65; i++) {
 		char se[64];
 		snprintf(se, sizeof se, SX_PA ";%u", i);
-		put(&b, GEN_END, SX_S1, se, SX_PB ";1");
+		tu_putf(&b, GEN_END, SX_S1, se, SX_PB ";1");
 	}
 	etl_sem_config *cfg = from_text(&b);
 	size_t n;
@@ -632,11 +620,11 @@ START_TEST(test_limit_end_events)
 {
 	struct tu_bytes b;
 	tu_bytes_init(&b);
-	put(&b, "REGEDIT4\r\n\r\n");
+	tu_putf(&b, "REGEDIT4\r\n\r\n");
 	for (unsigned i = 1; i <= 17; i++) {
 		char ee[64];
 		snprintf(ee, sizeof ee, SX_PB ";%u", i);
-		put(&b, GEN_END, SX_S1, SX_PA ";1", ee);
+		tu_putf(&b, GEN_END, SX_S1, SX_PA ";1", ee);
 	}
 	etl_sem_config *cfg = from_text(&b);
 	size_t n;
@@ -656,12 +644,12 @@ START_TEST(test_limit_context_providers)
 {
 	struct tu_bytes b;
 	tu_bytes_init(&b);
-	put(&b, "REGEDIT4\r\n\r\n");
-	put(&b, GEN_END, SX_S1, SX_PA ";1", SX_PB ";2");
+	tu_putf(&b, "REGEDIT4\r\n\r\n");
+	tu_putf(&b, GEN_END, SX_S1, SX_PA ";1", SX_PB ";2");
 	for (unsigned i = 1; i <= 125; i++) {
 		char cp[64];
 		snprintf(cp, sizeof cp, "{00000000-0000-0000-0000-%012X}", i);
-		put(&b, GEN_CTX, SX_S1, SX_PA ";1", cp);
+		tu_putf(&b, GEN_CTX, SX_S1, SX_PA ";1", cp);
 	}
 	etl_sem_config *cfg = from_text(&b);
 	size_t n;
@@ -685,26 +673,26 @@ START_TEST(test_limit_providers)
 	 * and a new start event's own provider. */
 	struct tu_bytes b;
 	tu_bytes_init(&b);
-	put(&b, "REGEDIT4\r\n\r\n");
+	tu_putf(&b, "REGEDIT4\r\n\r\n");
 	for (unsigned i = 0; i < 63; i++) {
 		char se[64];
 		snprintf(se, sizeof se, "{10000000-0000-0000-0000-0000000000%02X};1", i);
 		for (unsigned j = 0; j < 15; j++) {
 			char ee[64];
 			snprintf(ee, sizeof ee, "{20000000-0000-0000-0000-00000000%04X};1", i * 15 + j);
-			put(&b, GEN_END, SX_S1, se, ee);
+			tu_putf(&b, GEN_END, SX_S1, se, ee);
 		}
 		for (unsigned j = 0; i == 0 && j < 16; j++) {
 			char cp[64];
 			snprintf(cp, sizeof cp, "{40000000-0000-0000-0000-0000000000%02X}", j);
-			put(&b, GEN_CTX, SX_S1, se, cp);
+			tu_putf(&b, GEN_CTX, SX_S1, se, cp);
 		}
 	}
 	const char *s0 = "{10000000-0000-0000-0000-000000000000};1", *s1 = "{10000000-0000-0000-0000-000000000001};2";
-	put(&b, GEN_END, SX_S2, s0, "{30000000-0000-0000-0000-000000000002};5");
-	put(&b, GEN_CTX, SX_S2, s0, "{30000000-0000-0000-0000-000000000001}");
-	put(&b, GEN_END, SX_S2, s1, "{30000000-0000-0000-0000-000000000004};1");
-	put(&b, GEN_END, SX_S2, "{30000000-0000-0000-0000-000000000003};1", "{10000000-0000-0000-0000-000000000000};1");
+	tu_putf(&b, GEN_END, SX_S2, s0, "{30000000-0000-0000-0000-000000000002};5");
+	tu_putf(&b, GEN_CTX, SX_S2, s0, "{30000000-0000-0000-0000-000000000001}");
+	tu_putf(&b, GEN_END, SX_S2, s1, "{30000000-0000-0000-0000-000000000004};1");
+	tu_putf(&b, GEN_END, SX_S2, "{30000000-0000-0000-0000-000000000003};1", "{10000000-0000-0000-0000-000000000000};1");
 	etl_sem_config *cfg = from_text(&b);
 	size_t n;
 	const struct etl_sem_start_event *se = etl_sem_config_start_events(cfg, &n);
@@ -740,9 +728,9 @@ START_TEST(test_diagnostics_cap)
 	/* 1100 scenario names that are not GUIDs: 1000 listed, one summary. */
 	struct tu_bytes b;
 	tu_bytes_init(&b);
-	put(&b, "REGEDIT4\r\n\r\n");
+	tu_putf(&b, "REGEDIT4\r\n\r\n");
 	for (unsigned i = 0; i < 1100; i++)
-		put(&b, "[" SX_C "\\Scenarios\\Bad%04u]\r\n", i);
+		tu_putf(&b, "[" SX_C "\\Scenarios\\Bad%04u]\r\n", i);
 	etl_sem_config *cfg = from_text(&b);
 	size_t n;
 	const struct etl_sem_diag *d = etl_sem_config_diagnostics(cfg, &n);

@@ -181,6 +181,17 @@ void tu_putbytes(struct tu_bytes *b, const void *p, size_t n)
 	b->len += n;
 }
 
+void tu_putf(struct tu_bytes *b, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	ck_assert(n > 0 && (size_t)n < sizeof line);
+	tu_putbytes(b, line, (size_t)n);
+}
+
 void tu_putfill(struct tu_bytes *b, uint8_t v, size_t n)
 {
 	if (n == 0)

@@ -87,6 +87,8 @@ void tu_put32(struct tu_bytes *b, uint32_t v);
 void tu_put64(struct tu_bytes *b, uint64_t v);
 void tu_putguid(struct tu_bytes *b, const struct etl_guid *g);
 void tu_putbytes(struct tu_bytes *b, const void *p, size_t n);
+/* Appends printf-formatted text (at most 511 bytes), without its NUL. */
+void tu_putf(struct tu_bytes *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tu_putfill(struct tu_bytes *b, uint8_t v, size_t n);
 /* Appends s as UTF-16LE, with the terminating NUL unit. */
 void tu_pututf16z(struct tu_bytes *b, const char *ascii);

@@ -32,4 +32,9 @@ void etl__clock_init(struct etl_clock *ck, const struct etl_logfile *lf);
  * the result does not fit. */
 int etl__clock_to_utc(const struct etl_clock *ck, int64_t raw, int64_t *ft);
 
+/* A SYSTEMTIME (8 little-endian u16: year, month, day of week, day, hour,
+ * minute, second, milliseconds; 16 bytes at b) as a FILETIME in *ft: 1,
+ * or 0 when it is no date in 1601..30827 (the day of week is not read). */
+int etl__systemtime_to_filetime(const uint8_t *b, int64_t *ft);
+
 #endif /* ETL_COMMON_CLOCK_H */

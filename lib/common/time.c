@@ -80,6 +80,9 @@ int etl__clock_to_utc(const struct etl_clock *ck, int64_t raw, int64_t *ft)
 	return ETL_OK;
 }
 
+#define FT_UNIX_EPOCH 116444736000000000LL  /* 1970-01-01 in FILETIME */
+#define FT_PER_SEC 10000000LL
+
 /* Days since 1970-01-01 for a proleptic Gregorian date, and back
  * (Howard Hinnant's civil-calendar algorithms, public domain facts). */
 static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
@@ -90,6 +93,23 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
 	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 	return era * 146097 + (int64_t)doe - 719468;
+}
+
+int etl__systemtime_to_filetime(const uint8_t *b, int64_t *ft)
+{
+	static const unsigned char mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	unsigned v[8];
+	for (int i = 0; i < 8; i++)
+		v[i] = (unsigned)b[2 * i] | (unsigned)b[2 * i + 1] << 8;
+	unsigned y = v[0], mo = v[1], d = v[3], h = v[4], mi = v[5], se = v[6], ms = v[7];
+	if (y < 1601 || y > 30827 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59 || ms > 999)
+		return 0;
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (d > mdays[mo - 1] + (unsigned)(mo == 2 && leap))
+		return 0;
+	int64_t days = days_from_civil(y, mo, d);
+	*ft = FT_UNIX_EPOCH + (days * 86400 + h * 3600 + mi * 60 + se) * FT_PER_SEC + (int64_t)ms * 10000;
+	return 1;
 }
 
 static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
@@ -106,8 +126,6 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y = yy + (*m <= 2);
 }
 
-#define FT_UNIX_EPOCH 116444736000000000LL  /* 1970-01-01 in FILETIME */
-#define FT_PER_SEC 10000000LL
 
 /* Writes d as exactly two digits (d < 100). */
 static char *put2(char *p, unsigned d)

@@ -211,12 +211,38 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev);
 int etl__mof_match(const struct etl_event *ev);
 int etl__mof_decode(etl_decoder *d, const struct etl_event *ev);
 
+/* Whether ev->kind is a classic record's header (SYSTEM, COMPACT,
+ * PERFINFO, FULL, INSTANCE, 32 or 64 bits). */
+int etl__mof_kind_ok(int kind);
+
 /* EventMetadata records of a merged trace (lib/decode/event_metadata.c):
  * classic records of provider {bbccf6c1-...}, opcodes 32 and 33, shown
  * and learned so that the events they describe decode through
  * etl__mf_decode() (doc/decoding.md §10.6). */
 int etl__em_match(const struct etl_event *ev);
 int etl__em_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* A WBEMSID (doc/decoding.md §4.2) at p, left bytes, ptr the pointer size:
+ * 0 with *skip (the bytes before the SID, or the 4 of an absent one) and
+ * *sid_len (0: no SID); else the bytes it needs (more than left). */
+size_t etl__mof_wbemsid(const uint8_t *p, size_t left, unsigned ptr, size_t *skip, size_t *sid_len);
+
+/* Classic events of the classes loaded from .mof files (lib/decode/
+ * mof_file.c, loaded by lib/decode/mof_load.c, doc/decoding.md §4.5):
+ * match() takes every classic record (the built-in classes are tried
+ * first); decode() looks (class GUID, event type, version) up and fails
+ * with the "no schema for this event" message when no loaded class has it. */
+int etl__moffile_match(const struct etl_event *ev);
+int etl__moffile_decode(etl_decoder *d, const struct etl_event *ev);
+
+/* Parses MOF text (len bytes, need not be NUL-terminated) as if read from
+ * the file `name` and adds its event classes to d: etl_decoder_add_mof()
+ * for text in memory. For the fuzzer and tests. */
+int etl__mof_parse_text(etl_decoder *d, const char *name, const char *text, size_t len);
+
+/* The i-th event schema the .mof files of d define (class GUID, event type,
+ * version), for the fuzzer and tests: 1, or 0 past the last. */
+int etl__mof_file_event(etl_decoder *d, size_t i, struct etl_guid *g, uint8_t *type, uint8_t *version);
 
 /* ---- payload strings (lib/decode/payload_text.c) ------------------------ */
 
@@ -328,5 +354,13 @@ void etl__msg_fmt_int(struct etl_msgbuf *b, char *conv_fmt, size_t k, char conv,
 int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suffixes,
                        const char *what, int (*load)(etl_decoder *d, void *ctx, const char *file),
                        void *ctx);
+
+/* Reads the whole file path (a regular file of at most max bytes) and
+ * hands its text to parse(ctx, path, text, len); returns what parse
+ * returns, or ETL_FAILED with the decoder's message set ("PATH: reason";
+ * ETL_E_LIMIT naming what, "TMF", when it is too large), or ETL_FATAL on
+ * out-of-memory. */
+int etl__dec_load_file(etl_decoder *d, const char *path, size_t max, const char *what,
+                       int (*parse)(void *ctx, const char *name, const char *text, size_t len), void *ctx);
 
 #endif /* ETL_DECODE_PRIVATE_H */

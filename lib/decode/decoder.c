@@ -23,6 +23,7 @@ static const struct etl_dec_source dec_sources[] = {
 	{ "TraceLogging", etl__tl_match, etl__tl_decode },
 	{ "MOF", etl__mof_match, etl__mof_decode },
 	{ "EventMetadata", etl__em_match, etl__em_decode },
+	{ "MOF file", etl__moffile_match, etl__moffile_decode },
 	{ "in-band manifest", etl__inband_match, etl__inband_decode },
 	{ "manifest", etl__mf_match, etl__mf_decode },
 	{ "WPP", etl__wpp_match, etl__wpp_decode },

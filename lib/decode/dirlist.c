@@ -1,7 +1,8 @@
 /*
- * lib/decode/dirlist.c - the schema files of a directory (manifests, TMF files),
- * sorted by name so that loading order, and so "first definition wins",
- * does not depend on the file system.
+ * lib/decode/dirlist.c - the schema files of a directory (manifests, TMF and
+ * MOF files), sorted by name so that loading order, and so "first
+ * definition wins", does not depend on the file system; and the reading of
+ * one schema file, bounded in size.
  */
 #define ETL_BUILDING_LIB 1
 #include <dirent.h>
@@ -109,5 +110,45 @@ int etl__dec_load_path(etl_decoder *d, const char *path, const char *const *suff
 		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
 	}
 	dir_list_free(names, n);
+	return rc;
+}
+
+int etl__dec_load_file(etl_decoder *d, const char *path, size_t max, const char *what,
+                       int (*parse)(void *ctx, const char *name, const char *text, size_t len), void *ctx)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		etl__dec_set_error(d, ETL_E_IO, "%s: %s", path, strerror(errno));
+		return ETL_FAILED;
+	}
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		etl__dec_set_error(d, ETL_E_IO, "%s: not a regular file", path);
+		fclose(f);
+		return ETL_FAILED;
+	}
+	if ((uint64_t)st.st_size > max) {
+		etl__dec_set_error(d, ETL_E_LIMIT, "%s: %s file larger than %zu bytes", path, what, max);
+		fclose(f);
+		return ETL_FAILED;
+	}
+	size_t n = (size_t)st.st_size;
+	char *b = malloc(n ? n : 1);
+	if (!b) {
+		fclose(f);
+		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
+		return ETL_FATAL;
+	}
+	size_t got = n ? fread(b, 1, n, f) : 0;
+	int ioerr = ferror(f);
+	fclose(f);
+	int rc;
+	if (ioerr || got != n) {
+		etl__dec_set_error(d, ETL_E_IO, "%s: read error", path);
+		rc = ETL_FAILED;
+	} else {
+		rc = parse(ctx, path, b, n);
+	}
+	free(b);
 	return rc;
 }

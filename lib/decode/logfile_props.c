@@ -1,7 +1,9 @@
 /*
  * lib/decode/logfile_props.c - the logfile header as properties, named as
  * the TRACE_LOGFILE_HEADER MOF class names its fields (doc/decoding.md
- * §6.3), for the header event of every output format.
+ * §6.3), for the header event of every output format. LoggerName and
+ * LogFileName show the names (SessionNameString, LogFileNameString), as
+ * tracerpt does, not the pointer-sized slots of those names.
  */
 #define ETL_BUILDING_LIB 1
 #include <string.h>
@@ -51,8 +53,11 @@ uint32_t etl__logfile_props(const struct etl_logfile *lf, struct etl_prop *v)
 	lf_prop(v, &n, "PointerSize", ETL_VAL_UINT, ETL_IN_UINT32, 0, lf->pointer_size);
 	lf_prop(v, &n, "EventsLost", ETL_VAL_UINT, ETL_IN_UINT32, 0, lf->events_lost);
 	lf_prop(v, &n, "CPUSpeed", ETL_VAL_UINT, ETL_IN_UINT32, 0, lf->cpu_speed_mhz);
-	lf_prop(v, &n, "LoggerName", ETL_VAL_UINT, ETL_IN_POINTER, 0, lf->logger_name_field);
-	lf_prop(v, &n, "LogFileName", ETL_VAL_UINT, ETL_IN_POINTER, 0, lf->log_file_name_field);
+	/* The names, as tracerpt shows them: on disk these slots hold stale
+	 * pointers (before 6.1) or the timer sources (6.1+, doc/format.md
+	 * §2.2), neither of use to a reader; the names follow the header. */
+	lf_str(v, &n, "LoggerName", lf->logger_name);
+	lf_str(v, &n, "LogFileName", lf->log_file_name);
 	lf_prop(v, &n, "BootTime", ETL_VAL_FILETIME, ETL_IN_FILETIME, 0, (uint64_t)lf->boot_time);
 	lf_prop(v, &n, "PerfFreq", ETL_VAL_INT, ETL_IN_INT64, 0, (uint64_t)lf->perf_freq);
 	lf_prop(v, &n, "StartTime", ETL_VAL_FILETIME, ETL_IN_FILETIME, 0, (uint64_t)lf->start_time);

@@ -37,13 +37,15 @@
  *     length= the string is that many characters, cut at the first NUL;
  *     without, NUL-terminated (one running to the payload's end is taken
  *     whole; one with no byte left is a truncation);
- *   - SYSTEMTIME is kept as its 16 raw bytes (ETL_VAL_BINARY).
+ *   - SYSTEMTIME is converted to FILETIME as TraceLogging's is; one that
+ *     is no date in 1601..30827 is kept as its 16 raw bytes (ETL_VAL_BINARY).
  */
 #define ETL_BUILDING_LIB 1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/common/clock.h"
 #include "lib/common/cursor.h"
 #include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
@@ -129,13 +131,16 @@ static int put_text(struct mdec *x, struct etl_prop *pv, char *s, size_t ul, str
 	return ETL_OK;
 }
 
-/* A counted string's u16 byte count and where its bytes start: 0, or -1
- * when the count or the bytes run past the payload. */
-static int counted_bytes(struct etl_cur *c, const uint8_t **p, size_t *nb)
+/* A counted string's u16 byte count (big-endian for the reverse-counted
+ * strings of MOF schemas) and where its bytes start: 0, or -1 when the
+ * count or the bytes run past the payload. */
+static int counted_bytes(struct etl_cur *c, const uint8_t **p, size_t *nb, int big_endian)
 {
 	if (!etl_cur_need(c, 2))
 		return -1;
 	*nb = etl_cur_u16(c);
+	if (big_endian)
+		*nb = (*nb >> 8 | *nb << 8) & 0xFFFFu;
 	*p = etl_cur_ptr(c);
 	return *nb > etl_cur_left(c) ? -1 : 0;
 }
@@ -198,15 +203,17 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 	case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_INT16: case ETL_IN_UINT16:
 	case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_INT64: case ETL_IN_UINT64:
 	case ETL_IN_HEXINT32: case ETL_IN_HEXINT64: case ETL_IN_POINTER: case ETL_IN_BOOLEAN:
-	case ETL_IN_FILETIME: {
+	case ETL_IN_FILETIME: case MF_IN_SIZET: {
 		unsigned sz;
 		switch (f->in_type) {
 		case ETL_IN_INT8: case ETL_IN_UINT8: sz = 1; break;
 		case ETL_IN_INT16: case ETL_IN_UINT16: sz = 2; break;
 		case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_HEXINT32: case ETL_IN_BOOLEAN: sz = 4; break;
-		case ETL_IN_POINTER: sz = x->ev->ptr_size == 4 ? 4 : 8; break;
+		case ETL_IN_POINTER: case MF_IN_SIZET: sz = x->ev->ptr_size == 4 ? 4 : 8; break;
 		default: sz = 8; break;
 		}
+		if (f->in_type == MF_IN_SIZET)
+			pv.in_type = sz == 4 ? ETL_IN_UINT32 : ETL_IN_UINT64;
 		if (!etl_cur_need(c, sz))
 			return fail_trunc(x, f->name, off);
 		uint64_t u = sz == 1 ? etl_cur_u8(c) : sz == 2 ? etl_cur_u16(c) : sz == 4 ? etl_cur_u32(c) : etl_cur_u64(c);
@@ -276,10 +283,20 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 		pv.kind = ETL_VAL_GUID;
 		break;
 	case ETL_IN_SYSTEMTIME:
-		pv.kind = ETL_VAL_BINARY;
-		pv.v.bin.p = etl_cur_bytes(c, 16);
-		pv.v.bin.len = 16;
+	{
+		/* A date, as TraceLogging's; one that is no date its 16 bytes. */
+		const uint8_t *st = etl_cur_bytes(c, 16);
+		int64_t ft;
+		if (etl__systemtime_to_filetime(st, &ft)) {
+			pv.kind = ETL_VAL_FILETIME;
+			pv.v.i = ft;
+		} else {
+			pv.kind = ETL_VAL_BINARY;
+			pv.v.bin.p = st;
+			pv.v.bin.len = 16;
+		}
 		break;
+	}
 	case ETL_IN_SID: {
 		if (!etl_cur_need(c, 8))
 			return fail_trunc(x, f->name, off);
@@ -289,6 +306,19 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 		pv.kind = ETL_VAL_SID;
 		pv.v.bin.p = etl_cur_bytes(c, n);
 		pv.v.bin.len = n;
+		break;
+	}
+	case MF_IN_WBEMSID: {
+		size_t skip, n;
+		if (etl__mof_wbemsid(etl_cur_ptr(c), etl_cur_left(c), x->ev->ptr_size == 4 ? 4 : 8, &skip, &n))
+			return fail_trunc(x, f->name, off);
+		etl_cur_skip(c, skip);
+		pv.in_type = ETL_IN_SID;
+		pv.kind = n ? ETL_VAL_SID : ETL_VAL_NULL;
+		if (n) {
+			pv.v.bin.p = etl_cur_bytes(c, n);
+			pv.v.bin.len = n;
+		}
 		break;
 	}
 	case ETL_IN_BINARY: case ETL_IN_COUNTEDBINARY: {
@@ -313,14 +343,19 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 			pv.out_type = ETL_OUT_HEXBINARY;
 		break;
 	}
-	case ETL_IN_UNICODESTRING: case ETL_IN_COUNTEDSTRING: {
+	case ETL_IN_UNICODESTRING: case ETL_IN_COUNTEDSTRING: case MF_IN_RCOUNTED_STRING:
+	case MF_IN_REST_STRING: {
 		const uint8_t *p = etl_cur_ptr(c);
 		size_t nb, take;
 		int cut = 1;                    /* take may still hold a NUL */
-		if (f->in_type == ETL_IN_COUNTEDSTRING) {
-			if (counted_bytes(c, &p, &nb) != 0)
+		pv.in_type = ETL_IN_UNICODESTRING;
+		if (f->in_type == ETL_IN_COUNTEDSTRING || f->in_type == MF_IN_RCOUNTED_STRING) {
+			if (counted_bytes(c, &p, &nb, f->in_type == MF_IN_RCOUNTED_STRING) != 0)
 				return fail_trunc(x, f->name, off);
 			take = nb;
+			pv.in_type = (uint16_t)(f->in_type == ETL_IN_COUNTEDSTRING ? ETL_IN_COUNTEDSTRING : pv.in_type);
+		} else if (f->in_type == MF_IN_REST_STRING) {
+			nb = take = etl_cur_left(c);
 		} else if (has_len) {
 			if (len > etl_cur_left(c) / 2)
 				return fail_trunc(x, f->name, off);
@@ -348,13 +383,18 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 			return rc;
 		break;
 	}
-	case ETL_IN_ANSISTRING: case ETL_IN_COUNTEDANSISTRING: {
+	case ETL_IN_ANSISTRING: case ETL_IN_COUNTEDANSISTRING: case MF_IN_RCOUNTED_ANSISTRING:
+	case MF_IN_REST_ANSISTRING: {
 		const uint8_t *p = etl_cur_ptr(c);
 		size_t nb, take;
-		if (f->in_type == ETL_IN_COUNTEDANSISTRING) {
-			if (counted_bytes(c, &p, &nb) != 0)
+		pv.in_type = ETL_IN_ANSISTRING;
+		if (f->in_type == ETL_IN_COUNTEDANSISTRING || f->in_type == MF_IN_RCOUNTED_ANSISTRING) {
+			if (counted_bytes(c, &p, &nb, f->in_type == MF_IN_RCOUNTED_ANSISTRING) != 0)
 				return fail_trunc(x, f->name, off);
 			take = nb;
+			pv.in_type = (uint16_t)(f->in_type == ETL_IN_COUNTEDANSISTRING ? ETL_IN_COUNTEDANSISTRING : pv.in_type);
+		} else if (f->in_type == MF_IN_REST_ANSISTRING) {
+			nb = take = etl_cur_left(c);
 		} else if (has_len) {
 			if (len > etl_cur_left(c))
 				return fail_trunc(x, f->name, off);
@@ -584,7 +624,6 @@ static int extend_last_array(struct mdec *x, const struct mf_template *t, uint32
 
 int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 {
-	struct etl_decoded *res = etl__dec_result(d);
 	struct mf_set *s = etl__mf_set_get(d, 0);
 	const struct mf_event *e = NULL;
 	int prov_known = 0, source = ETL_DECODE_MANIFEST;
@@ -608,6 +647,13 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 	}
 	if (!e)
 		return etl__dec_fail_noschema(d, ev);
+	return etl__mf_decode_event(d, ev, s, e, memo, source);
+}
+
+int etl__mf_decode_event(etl_decoder *d, const struct etl_event *ev, struct mf_set *s,
+                         const struct mf_event *e, struct mf_memo *memo, int source)
+{
+	struct etl_decoded *res = etl__dec_result(d);
 	res->source = source;
 	res->provider_name = e->prov->name;
 	res->task_name = e->task_text;
@@ -674,7 +720,10 @@ int etl__mf_decode(etl_decoder *d, const struct etl_event *ev)
 	memset(&x, 0, sizeof x);
 	x.d = d;
 	x.ev = ev;
-	etl_cur_init(&x.c, ev->payload, ev->payload ? ev->payload_size : 0);
+	/* An event without payload bytes may have no payload pointer: the
+	 * cursor gets an empty one, so no offset is ever added to NULL. */
+	static const uint8_t no_payload[1];
+	etl_cur_init(&x.c, ev->payload ? ev->payload : no_payload, ev->payload ? ev->payload_size : 0);
 	uint32_t n_top = 0;
 	if (e->tmpl && e->tmpl->n_fields) {
 		int oom = 0;

@@ -26,6 +26,17 @@
 
 /* ---- schema model ---------------------------------------------------- */
 
+/* In-types of classic (MOF) schemas that manifests do not have, numbered
+ * as TDH numbers them; a field of one of them decodes to the public
+ * in-type named in the comment (lib/decode/mof_load.c makes them). */
+#define MF_IN_RCOUNTED_STRING      302u  /* u16 big-endian byte count, UTF-16 -> UNICODESTRING */
+#define MF_IN_RCOUNTED_ANSISTRING  303u  /* u16 big-endian byte count, 8-bit  -> ANSISTRING    */
+#define MF_IN_REST_STRING          304u  /* the rest of the payload, UTF-16   -> UNICODESTRING */
+#define MF_IN_REST_ANSISTRING      305u  /* the rest of the payload, 8-bit    -> ANSISTRING    */
+#define MF_IN_SIZET                308u  /* pointer-sized count -> UINT32 / UINT64 by the size */
+#define MF_IN_WBEMSID              310u  /* TOKEN_USER + SID, or a 0 u32 (doc/decoding.md §4.2)
+                                            -> SID (ETL_VAL_NULL when there is none)           */
+
 struct mf_map_entry {
 	uint64_t value;
 	const char *message;
@@ -195,6 +206,20 @@ void etl__mf_field_set_fast(struct mf_field *x);
 /* winmeta.xml's message text for a predefined name ("win:Start" ->
  * "Start"), else ref itself. */
 const char *etl__mf_winmeta_text(const char *ref);
+
+/* Frees what s holds (its pool, index and message buffer), not s itself:
+ * for sets kept inside another structure (lib/decode/mof_file.c). */
+void etl__mf_set_clear(struct mf_set *s);
+
+/* ---- decoding (lib/decode/manifest_decode.c) --------------------------- */
+
+/* Decodes ev with the definition e found in set s (memo: the slot
+ * etl__mf_find_event() gave): names, properties, message, ExtraData for a
+ * version fallback, as etl__mf_decode() does; the result's source is
+ * source. For the decoders that keep their schemas in a set of their own
+ * (classic classes of .mof files). */
+int etl__mf_decode_event(etl_decoder *d, const struct etl_event *ev, struct mf_set *s,
+                         const struct mf_event *e, struct mf_memo *memo, int source);
 
 /* ---- messages (lib/decode/manifest_message.c) ------------------------ */
 

@@ -46,16 +46,22 @@ void *etl__mf_pool_alloc(struct mf_set *s, size_t n)
 	return m;
 }
 
-static void set_free(void *data)
+void etl__mf_set_clear(struct mf_set *s)
 {
-	struct mf_set *s = data;
-	if (!s)
-		return;
 	for (size_t i = 0; i < s->n_pool; i++)
 		free(s->pool[i]);
 	free(s->pool);
 	free(s->events);
 	free(s->msg);
+	memset(s, 0, sizeof *s);
+}
+
+static void set_free(void *data)
+{
+	struct mf_set *s = data;
+	if (!s)
+		return;
+	etl__mf_set_clear(s);
 	free(s);
 }
 

@@ -60,7 +60,7 @@ static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
 }
 _Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
-static int kind_ok(int kind)
+int etl__mof_kind_ok(int kind)
 {
 	switch (kind) {
 	case ETL_HDR_SYSTEM32: case ETL_HDR_SYSTEM64:
@@ -160,7 +160,7 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 
 int etl__mof_match(const struct etl_event *ev)
 {
-	return kind_ok(ev->kind) && mof_find(ev, NULL, NULL) != NULL;
+	return etl__mof_kind_ok(ev->kind) && mof_find(ev, NULL, NULL) != NULL;
 }
 
 /* ---- the walk -------------------------------------------------------- */
@@ -273,36 +273,46 @@ static void check_text(struct mof_walk *w, const uint8_t *p, size_t n)
 	}
 }
 
-/* Reads a WBEMSID; sid and sid_len = the SID or NULL. */
-static int read_sid(struct mof_walk *w, const struct mof_field *f, const uint8_t **sid,
-                    size_t *sid_len)
+size_t etl__mof_wbemsid(const uint8_t *p, size_t left, unsigned ptr, size_t *skip, size_t *sid_len)
 {
-	struct etl_cur *c = &w->cur;
-	size_t left = etl_cur_left(c);
-	const uint8_t *p = etl_cur_ptr(c);
-	size_t tu = 2u * w->ptr;
-
-	*sid = NULL;
+	size_t tu = 2u * ptr;
+	*skip = 0;
 	*sid_len = 0;
 	if (left < 4)
-		return fail_short(w, f, 4);
+		return 4;
 	if (etl_le32(p) == 0) {
 		int follows = left >= tu + 8 && p[tu] == 1 && p[tu + 1] <= 15 &&
 		              p[tu + 2] == 0 && p[tu + 3] == 0 &&
 		              left - tu - 8 >= 4u * p[tu + 1];
 		if (!follows) {
-			etl_cur_skip(c, 4);
-			return ETL_OK;
+			*skip = 4;
+			return 0;
 		}
 	}
 	if (left < tu + 8)
-		return fail_short(w, f, tu + 8);
+		return tu + 8;
 	size_t n = 8u + 4u * p[tu + 1];
 	if (left - tu < n)
-		return fail_short(w, f, tu + n);
-	etl_cur_skip(c, tu);
-	*sid = etl_cur_bytes(c, n);
+		return tu + n;
+	*skip = tu;
 	*sid_len = n;
+	return 0;
+}
+
+/* Reads a WBEMSID; sid and sid_len = the SID or NULL. */
+static int read_sid(struct mof_walk *w, const struct mof_field *f, const uint8_t **sid,
+                    size_t *sid_len)
+{
+	struct etl_cur *c = &w->cur;
+	size_t skip;
+	size_t need = etl__mof_wbemsid(etl_cur_ptr(c), etl_cur_left(c), w->ptr, &skip, sid_len);
+
+	*sid = NULL;
+	if (need)
+		return fail_short(w, f, need);
+	etl_cur_skip(c, skip);
+	if (*sid_len)
+		*sid = etl_cur_bytes(c, *sid_len);
 	return ETL_OK;
 }
 

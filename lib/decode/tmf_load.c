@@ -659,48 +659,15 @@ int etl__wpp_parse_tmf(etl_decoder *d, const char *name, const char *text, size_
 	return parse_text(d, s, name ? name : "TMF", text ? text : "", text ? len : 0);
 }
 
-static int load_file(etl_decoder *d, const char *path)
+static int parse_file(void *d, const char *name, const char *text, size_t len)
 {
-	struct stat st;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		etl__dec_set_error(d, ETL_E_IO, "%s: %s", path, strerror(errno));
-		return ETL_FAILED;
-	}
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		etl__dec_set_error(d, ETL_E_IO, "%s: not a regular file", path);
-		fclose(f);
-		return ETL_FAILED;
-	}
-	if ((uint64_t)st.st_size > WPP_MAX_FILE_BYTES) {
-		etl__dec_set_error(d, ETL_E_LIMIT, "%s: TMF file larger than %u bytes", path, WPP_MAX_FILE_BYTES);
-		fclose(f);
-		return ETL_FAILED;
-	}
-	size_t n = (size_t)st.st_size;
-	char *buf = malloc(n ? n : 1);
-	if (!buf) {
-		fclose(f);
-		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
-		return ETL_FATAL;
-	}
-	size_t got = n ? fread(buf, 1, n, f) : 0;
-	int ioerr = ferror(f);
-	fclose(f);
-	if (ioerr || got != n) {
-		etl__dec_set_error(d, ETL_E_IO, "%s: read error", path);
-		free(buf);
-		return ETL_FAILED;
-	}
-	int rc = etl__wpp_parse_tmf(d, path, buf, n);
-	free(buf);
-	return rc;
+	return etl__wpp_parse_tmf(d, name, text, len);
 }
 
 static int load_one(etl_decoder *d, void *unused, const char *file)
 {
 	(void)unused;
-	return load_file(d, file);
+	return etl__dec_load_file(d, file, WPP_MAX_FILE_BYTES, "TMF", parse_file, d);
 }
 
 int etl_decoder_add_tmf(etl_decoder *d, const char *path)

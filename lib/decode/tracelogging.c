@@ -35,6 +35,7 @@
 #define ETL_BUILDING_LIB 1
 #include <string.h>
 
+#include "lib/common/clock.h"
 #include "lib/common/cursor.h"
 #include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
@@ -99,35 +100,6 @@ static int set_ansi(struct tl_dec *x, const struct tl_field *f, uint32_t slot,
 	pr->v.str.s = str;
 	pr->v.str.len = len;
 	return ETL_OK;
-}
-
-static int is_leap(unsigned y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-/* SYSTEMTIME (8 x u16) -> FILETIME; 0 if not a valid date. */
-static int systemtime_to_filetime(const uint8_t *b, int64_t *ft)
-{
-	static const uint8_t mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	unsigned y = etl_le16(b), mo = etl_le16(b + 2), d = etl_le16(b + 6);
-	unsigned h = etl_le16(b + 8), mi = etl_le16(b + 10), s = etl_le16(b + 12);
-	unsigned ms = etl_le16(b + 14);
-	if (y < 1601 || y > 30827 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 ||
-	    s > 59 || ms > 999)
-		return 0;
-	unsigned dim = mdays[mo - 1] + (mo == 2 && is_leap(y));
-	if (d > dim)
-		return 0;
-	/* Days since 1601-01-01. */
-	int64_t yy = (int64_t)y - 1601;
-	int64_t days = yy * 365 + yy / 4 - yy / 100 + yy / 400;
-	for (unsigned m = 1; m < mo; m++)
-		days += mdays[m - 1] + (m == 2 && is_leap(y));
-	days += d - 1;
-	int64_t secs = days * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + s;
-	*ft = (secs * 1000 + ms) * 10000;
-	return 1;
 }
 
 static int decode_fields(struct tl_dec *x, uint32_t first, uint32_t count, uint32_t base,
@@ -274,7 +246,7 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 		return ETL_OK;
 	case ETL_IN_SYSTEMTIME:
 		b = etl_cur_bytes(c, 16);
-		if (systemtime_to_filetime(b, &p->v.i)) {
+		if (etl__systemtime_to_filetime(b, &p->v.i)) {
 			p->kind = ETL_VAL_FILETIME;
 		} else {
 			p->kind = ETL_VAL_BINARY;

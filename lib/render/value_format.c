@@ -16,7 +16,8 @@
  *   float, double    the shortest decimal that reads back to the same
  *                    value (%.*g); NaN, Infinity, -Infinity;
  *   GUID             {lowercase 8-4-4-4-12};
- *   FILETIME         2020-02-17T12:48:30.4203138Z (7 digits, UTC);
+ *   FILETIME         2020-02-17T12:48:30.4203138Z (7 digits, UTC); from
+ *                    2^63 on (no date) the unsigned number as stored;
  *   SID              S-1-5-21-...; not a well-formed SID: as binary;
  *   binary           uppercase hex pairs, no 0x;
  *   IPv4 out type    dotted quad of the bytes in network order;
@@ -212,7 +213,12 @@ int etl__out_value(struct etl_outbuf *b, const struct etl_prop *p)
 		etl__out_guid(b, &p->v.guid);
 		return ETL_OUTV_STRING;
 	case ETL_VAL_FILETIME:
-		etl__ob_filetime(b, p->v.i);
+		/* From 2^63 on a FILETIME is no date (FileTimeToSystemTime
+		 * refuses it; all ones often means "never"): its number. */
+		if (p->v.i < 0)
+			etl__ob_u64(b, p->v.u);
+		else
+			etl__ob_filetime(b, p->v.i);
 		return ETL_OUTV_STRING;
 	case ETL_VAL_SID:
 		if (p->v.bin.p && etl__out_sid(b, p->v.bin.p, p->v.bin.len) == 0)

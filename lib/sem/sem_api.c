@@ -142,30 +142,6 @@ etl_sem_config *etl_sem_config_from_hives(const char *system_path, const char *s
 	return build(t, &d, err);
 }
 
-void etl__sem_config_free(etl_sem_config *cfg)
-{
-	if (!cfg)
-		return;
-	for (size_t i = 0; i < cfg->n_starts; i++) {
-		free((void *)cfg->starts[i].scenarios);
-		free((void *)cfg->starts[i].end_events);
-		free((void *)cfg->starts[i].context_providers);
-	}
-	free(cfg->starts);
-	free(cfg->diaglog);
-	free(cfg->disabled);
-	for (size_t i = 0; i < cfg->n_dropped; i++)
-		free((char *)cfg->dropped[i].key);
-	free(cfg->dropped);
-	for (size_t i = 0; i < cfg->n_diags; i++) {
-		free((char *)cfg->diags[i].key);
-		free((char *)cfg->diags[i].message);
-	}
-	free(cfg->diags);
-	free(cfg->off_message);
-	free(cfg);
-}
-
 void etl_sem_config_free(etl_sem_config *cfg)
 {
 	etl__sem_config_free(cfg);

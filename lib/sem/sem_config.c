@@ -511,6 +511,32 @@ static int apply(struct rules *r)
 	return 0;
 }
 
+/* The object etl__sem_config_build() makes is freed here too: who builds
+ * it knows what it holds. */
+void etl__sem_config_free(etl_sem_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (size_t i = 0; i < cfg->n_starts; i++) {
+		free((void *)cfg->starts[i].scenarios);
+		free((void *)cfg->starts[i].end_events);
+		free((void *)cfg->starts[i].context_providers);
+	}
+	free(cfg->starts);
+	free(cfg->diaglog);
+	free(cfg->disabled);
+	for (size_t i = 0; i < cfg->n_dropped; i++)
+		free((char *)cfg->dropped[i].key);
+	free(cfg->dropped);
+	for (size_t i = 0; i < cfg->n_diags; i++) {
+		free((char *)cfg->diags[i].key);
+		free((char *)cfg->diags[i].message);
+	}
+	free(cfg->diags);
+	free(cfg->off_message);
+	free(cfg);
+}
+
 etl_sem_config *etl__sem_config_build(const struct etl__regtree *t, struct etl__sem_diags *d,
                                       struct etl_sem_error *err)
 {

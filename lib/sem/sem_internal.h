@@ -160,7 +160,8 @@ char *etl__sem_guid_text(const struct etl_guid *g, char out[ETL_SEM_GUID_TEXT]);
 etl_sem_config *etl__sem_config_build(const struct etl__regtree *t, struct etl__sem_diags *d,
                                       struct etl_sem_error *err);
 
-/*! etl__sem_config_free() : frees a configuration (etl_sem_config_free()). */
+/*! etl__sem_config_free() : frees a configuration (etl_sem_config_free());
+ *  in sem_config.c, beside the builder. */
 void etl__sem_config_free(etl_sem_config *cfg);
 
 /* ---- sem_names.c ------------------------------------------------------------- */

@@ -8,6 +8,12 @@
  * and, on x86-64 with a usable TSC, no system call. The measurements (TSC
  * rate, CPU speed) run once per process, at the first session that needs
  * them; the QPC rate is re-measured at every flush and at stop.
+ *
+ * A session may run on the caller's clock instead (etl_session_props.clock,
+ * a FILETIME source): its raw values are then derived from that source
+ * alone (etl__rt_session_now()) and nothing is measured, so that a
+ * program driving time itself gets the same file whatever the machine's
+ * clocks say.
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
@@ -243,4 +249,21 @@ int etl__rt_clock_refine(uint32_t clock_type, int64_t start_ts, int64_t start_ft
 	*perf_freq = hz;
 	*boot_time = boot_time_at(start_ft, start_ts, hz);
 	return 1;
+}
+
+/* ---- a session's clock --------------------------------------------------- */
+
+int64_t etl__rt_session_now(const struct etl_session *s)
+{
+	if (s->stamp_ct)
+		return etl__rt_now(s->stamp_ct);
+	int64_t ft = s->p.clock(s->p.clock_ctx);
+	switch (s->p.clock_type) {
+	case ETL_CLOCK_SYSTEMTIME:
+		return ft;
+	case ETL_CLOCK_CPUCYCLE:
+		return (ft - s->start_ft) * (ETL_RT_OWN_CPU_MHZ / 10);
+	default:
+		return ft - s->start_ft;
+	}
 }

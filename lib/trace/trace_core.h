@@ -140,6 +140,8 @@ struct etl_session {
 	_Atomic int accepting;          /* new buffers may be taken           */
 	_Atomic int full;               /* SEQUENTIAL: size limit reached     */
 	int rclass;                     /* routing order (see deliver)        */
+	uint32_t stamp_ct;              /* clock type that stamps events; 0:
+	                                   the caller's clock (p.clock)        */
 	uint16_t logger_id;
 	char *name, *file_name;
 	struct etl_session_props p;
@@ -151,6 +153,11 @@ struct etl_session {
 	/* clock */
 	int64_t start_ts, start_ft;
 	uint32_t cpu_mhz;
+	/* The caller's clock: when the flush timer is due next (FILETIME),
+	 * and etl_session_clock_advanced()'s requests to the logger (lock). */
+	_Atomic int64_t clk_next;
+	uint64_t clk_seq, clk_done;
+	int clk_rc;                     /* the last timer round's output      */
 
 	struct etl__rt_cpu *cpus;       /* nproc, cache-line aligned          */
 	struct etl__rt_buf *bufs;       /* max_bufs                           */
@@ -238,6 +245,15 @@ void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
 int64_t etl__rt_now(uint32_t clock_type);
 /*! etl__rt_filetime_now() : the time of day as a FILETIME. */
 int64_t etl__rt_filetime_now(void);
+/* A session on the caller's clock (etl_session_props.clock) measures
+ * nothing: its header declares these. */
+#define ETL_RT_OWN_CPU_MHZ 1000           /* CPUCYCLE                     */
+#define ETL_RT_OWN_QPC_HZ  10000000       /* QPC: 100 ns ticks            */
+/*! etl__rt_session_now() : the raw timestamp of s now, in its clock. On
+ *  the caller's clock (stamp_ct 0), from its FILETIME: SYSTEMTIME is the
+ *  FILETIME itself, QPC counts 100 ns ticks from 0 at start, CPUCYCLE the
+ *  cycles of a ETL_RT_OWN_CPU_MHZ processor from 0 at start. */
+int64_t etl__rt_session_now(const struct etl_session *s);
 /* The QPC clock's rate (Hz) as the latest header got it: the TSC's, or
  * 10 MHz when QPC is CLOCK_MONOTONIC (see lib/trace/trace_clock.c). */
 int64_t etl__rt_qpc_freq(void);
@@ -246,7 +262,8 @@ int64_t etl__rt_qpc_freq(void);
  *  CPU speed in MHz for ETL_CLOCK_CPUCYCLE, else 0. */
 uint32_t etl__rt_clock_prepare(uint32_t clock_type);
 /*! etl__rt_clock_figures() : the QPC rate and boot time of the header of a
- *  session whose clock read start_ts at the FILETIME start_ft. */
+ *  session whose clock read start_ts at the FILETIME start_ft (a session
+ *  on the caller's clock: ETL_RT_OWN_QPC_HZ, booted at start). */
 void etl__rt_clock_figures(uint32_t clock_type, int64_t start_ts, int64_t start_ft,
                            int64_t *perf_freq, int64_t *boot_time);
 /*! etl__rt_clock_refine() : QPC from the TSC: its rate measured again over
@@ -258,8 +275,11 @@ int etl__rt_clock_refine(uint32_t clock_type, int64_t start_ts, int64_t start_ft
 /* ---- properties, errors (lib/trace/trace_session_props.c) ------------------ */
 
 /*! etl__rt_check_props() : p usable for a session named name; otherwise
- *  the reason in s's error record. @return : ETL_OK, ETL_FAILED. */
-int etl__rt_check_props(struct etl_session *s, const char *name, const struct etl_session_props *p);
+ *  the reason in s's error record. *out gets p as this version of the
+ *  library reads it (members past an older caller's struct_size are 0).
+ *  @return : ETL_OK, ETL_FAILED. */
+int etl__rt_check_props(struct etl_session *s, const char *name, const struct etl_session_props *p,
+                        struct etl_session_props *out);
 /*! etl__rt_mode_bits() : the LogFileMode of p's files. */
 uint32_t etl__rt_mode_bits(const struct etl_session_props *p);
 /*! etl__rt_serr() : sets s's error record (etl_session_errcode/errmsg). */
@@ -342,6 +362,11 @@ int etl__rt_enable(uint16_t logger_id, const struct etl_guid *provider,
 /*! etl__rt_disable() : the same, disabling. @return : ETL_OK, or
  *  ETL_FAILED when the session does not enable provider. */
 int etl__rt_disable(uint16_t logger_id, const struct etl_guid *provider);
+/*! etl__rt_capture_state() : runs the enable callbacks of provider's
+ *  registrations with ETL_CONTROL_CAPTURE_STATE and the level and keywords
+ *  of the session of logger_id (control lock held). @return : ETL_OK, or
+ *  ETL_FAILED when that session does not enable provider. */
+int etl__rt_capture_state(uint16_t logger_id, const struct etl_guid *provider);
 /*! etl__rt_disable_all() : removes the session of logger_id from every
  *  provider (control lock held), with the enable callbacks, or without
  *  (callbacks 0: in a forked child). */

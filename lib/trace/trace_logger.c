@@ -97,7 +97,11 @@ static void balance(struct etl_session *s)
 }
 
 /* The next flush-timer deadline: period_ms from now (CLOCK_MONOTONIC, the
- * clock the logger's condition variable waits on). */
+ * clock the logger's condition variable waits on). A session on the
+ * caller's clock keeps its deadline in that clock instead (clk_next, a
+ * FILETIME): the logger then never waits on time, only for work, and the
+ * caller's etl_session_clock_advanced() asks for a round when the
+ * deadline has passed. */
 static void next_deadline(struct timespec *t, uint32_t period_ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, t);
@@ -109,29 +113,50 @@ static void next_deadline(struct timespec *t, uint32_t period_ms)
 	}
 }
 
+/* The caller's clock: the deadline period_ms after its time now. */
+static void next_own_deadline(struct etl_session *s, uint32_t period_ms)
+{
+	int64_t now = s->p.clock(s->p.clock_ctx);
+	atomic_store_explicit(&s->clk_next, now + (int64_t)period_ms * 10000, memory_order_release);
+}
+
+/* Whether the flush timer is due (lock held). */
+static int timer_due(struct etl_session *s, const struct timespec *next)
+{
+	if (s->p.clock)
+		return s->p.clock(s->p.clock_ctx) >= atomic_load_explicit(&s->clk_next, memory_order_relaxed);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > next->tv_sec || (now.tv_sec == next->tv_sec && now.tv_nsec >= next->tv_nsec);
+}
+
 static void *logger_main(void *arg)
 {
 	struct etl_session *s = arg;
 	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING;
 	uint32_t period = s->p.flush_timer_ms;
+	int own_clock = s->p.clock != NULL;
 	struct timespec next;
-	next_deadline(&next, period);
+	if (!own_clock)
+		next_deadline(&next, period);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		int timer = 0;
-		while (!s->q_count && !s->flush_req && s->flush_done == s->flush_seq && !s->quit) {
-			if (!period) {
+		while (!s->q_count && !s->flush_req && s->flush_done == s->flush_seq && !s->quit &&
+		       s->clk_done == s->clk_seq) {
+			if (!period || own_clock) {
 				pthread_cond_wait(&s->cv_logger, &s->lock);
 			} else if (pthread_cond_timedwait(&s->cv_logger, &s->lock, &next) == ETIMEDOUT) {
 				timer = 1;
 				break;
 			}
 		}
-		if (period && !timer) {
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			timer = now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec);
-		}
+		/* On the caller's clock only its requests fire the timer: a round
+		 * woken by full buffers must not flush at a moment that depends
+		 * on the threads' pace. */
+		if (period && !timer && (!own_clock || s->clk_done != s->clk_seq))
+			timer = timer_due(s, &next);
+		uint64_t clk_target = s->clk_seq;
 		uint64_t target = s->flush_seq;
 		int quit = s->quit;
 		/* BUFFERING: the timer would fill the ring with partly filled
@@ -140,7 +165,9 @@ static void *logger_main(void *arg)
 		           target != s->flush_done || quit;
 		s->flush_req = 0;
 		pthread_mutex_unlock(&s->lock);
-		if (timer)
+		if (timer && own_clock)
+			next_own_deadline(s, period);
+		else if (timer)
 			next_deadline(&next, period);
 		if (swap)
 			etl__rt_swap_all(s);
@@ -156,6 +183,11 @@ static void *logger_main(void *arg)
 			s->flush_rc = frc;
 			pthread_cond_broadcast(&s->cv_done);
 		}
+		if (clk_target != s->clk_done) {
+			s->clk_done = clk_target;
+			s->clk_rc = frc;
+			pthread_cond_broadcast(&s->cv_done);
+		}
 		if (quit && !s->q_count)
 			break;
 	}
@@ -165,6 +197,10 @@ static void *logger_main(void *arg)
 
 int etl__rt_logger_start(struct etl_session *s)
 {
+	/* The caller's clock: the first deadline a period after start, set
+	 * before the thread runs (the caller may move the clock meanwhile). */
+	atomic_store_explicit(&s->clk_next, s->start_ft + (int64_t)s->p.flush_timer_ms * 10000,
+	                      memory_order_release);
 	int rc = pthread_create(&s->thread, NULL, logger_main, s);
 	if (rc == 0)
 		s->thread_started = 1;

@@ -33,10 +33,11 @@
 #include "lib/write/write_internal.h"
 
 /* QPC in tsc mode: the header's rate (and the boot time it implies) made
- * current before the header is written. */
+ * current before the header is written. (stamp_ct is 0 for a session on
+ * the caller's clock: nothing to refine.) */
 static void refresh_clock(struct etl_session *s, etl_writer *w)
 {
-	if (etl__rt_clock_refine(s->p.clock_type, s->start_ts, s->start_ft, &s->wo.perf_freq,
+	if (etl__rt_clock_refine(s->stamp_ct, s->start_ts, s->start_ft, &s->wo.perf_freq,
 	                         &s->wo.boot_time) && w)
 		etl__writer_set_clock(w, s->wo.perf_freq, s->wo.boot_time);
 }
@@ -110,7 +111,7 @@ static int write_ring(struct etl_session *s)
 		pthread_mutex_lock(&s->lock);
 		for (uint32_t k = 0; k < s->r_count && rc != ETL_FATAL; k++) {
 			struct etl__rt_buf *b = &s->bufs[s->ring[(s->r_head + k) % s->max_bufs]];
-			int prc = etl__writer_put_buffer(w, b->mem, b->end, b->cpu, etl__rt_now(s->p.clock_type));
+			int prc = etl__writer_put_buffer(w, b->mem, b->end, b->cpu, etl__rt_session_now(s));
 			if (prc == ETL_OK)
 				n++;
 			else
@@ -176,7 +177,7 @@ void etl__rt_output_buffers(struct etl_session *s, const uint32_t *idx, uint32_t
 	struct etl_wbuf v[ETL_RT_DRAIN_MAX];
 	int rcs[ETL_RT_DRAIN_MAX];
 	uint32_t m = 0;
-	int64_t now = etl__rt_now(s->p.clock_type);
+	int64_t now = etl__rt_session_now(s);
 	uint64_t bytes = s->max_bytes ? etl__writer_bytes(s->w) : 0;
 	for (uint32_t k = 0; k < n; k++) {
 		struct etl__rt_buf *b = &s->bufs[idx[k]];

@@ -194,22 +194,31 @@ int etl__rt_enable(uint16_t logger_id, const struct etl_guid *provider,
 	return ETL_OK;
 }
 
-/* Clears logger_id's slot in g; 1 if there was one. */
-static int clear_slot(struct etl__rt_gentry *g, uint16_t logger_id)
+/* The index of logger_id's slot in g (NULL allowed), or -1; its contents
+ * in *w, *a and *l. */
+static int slot_of(struct etl__rt_gentry *g, uint16_t logger_id, uint64_t *w, uint64_t *a, uint64_t *l)
 {
-	uint32_t mask = atomic_load(&g->mask);
+	uint32_t mask = g ? atomic_load(&g->mask) : 0;
 	for (int i = 0; i < ETL_RT_SLOTS; i++) {
 		if (!(mask & (1u << i)))
 			continue;
-		uint64_t w, a, l;
-		slot_read(&g->slot[i], &w, &a, &l);
-		if ((w & 0xFF) != logger_id)
-			continue;
-		atomic_fetch_and(&g->mask, ~(1u << i));
-		slot_write(&g->slot[i], 0, 0, 0);
-		return 1;
+		slot_read(&g->slot[i], w, a, l);
+		if ((*w & 0xFF) == logger_id)
+			return i;
 	}
-	return 0;
+	return -1;
+}
+
+/* Clears logger_id's slot in g; 1 if there was one. */
+static int clear_slot(struct etl__rt_gentry *g, uint16_t logger_id)
+{
+	uint64_t w, a, l;
+	int i = slot_of(g, logger_id, &w, &a, &l);
+	if (i < 0)
+		return 0;
+	atomic_fetch_and(&g->mask, ~(1u << i));
+	slot_write(&g->slot[i], 0, 0, 0);
+	return 1;
 }
 
 int etl__rt_disable(uint16_t logger_id, const struct etl_guid *provider)
@@ -219,6 +228,18 @@ int etl__rt_disable(uint16_t logger_id, const struct etl_guid *provider)
 		return ETL_FAILED;
 	refresh(g, NULL, 1);
 	entry_maybe_free(g);
+	return ETL_OK;
+}
+
+int etl__rt_capture_state(uint16_t logger_id, const struct etl_guid *provider)
+{
+	struct etl__rt_gentry *g = entry_find(provider);
+	uint64_t w, a, l;
+	if (slot_of(g, logger_id, &w, &a, &l) < 0)
+		return ETL_FAILED;
+	for (struct etl__provider_impl *r = g->regs; r; r = r->next)
+		if (r->cb)
+			r->cb(r->cb_ctx, ETL_CONTROL_CAPTURE_STATE, (uint8_t)(w >> 8), a, l);
 	return ETL_OK;
 }
 
@@ -397,12 +418,18 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 		if (!ok[k])
 			continue;
 		struct etl_session *s = t[k].s;
-		uint32_t ct = s->p.clock_type & 3u;
-		if (!(have_ts & (1u << ct))) {
-			ts[ct] = etl__rt_now(ct);
-			have_ts |= 1u << ct;
+		/* One reading per clock type for all sessions; a session on the
+		 * caller's clock (stamp_ct 0) reads its own. */
+		uint32_t ct = s->stamp_ct & 3u;
+		if (!ct) {
+			st.timestamp = etl__rt_session_now(s);
+		} else {
+			if (!(have_ts & (1u << ct))) {
+				ts[ct] = etl__rt_now(ct);
+				have_ts |= 1u << ct;
+			}
+			st.timestamp = ts[ct];
 		}
-		st.timestamp = ts[ct];
 		st.props = t[k].props;
 		st.logger_id = s->logger_id;
 		uint32_t asize = res[k].size;

@@ -56,7 +56,11 @@ static void fill_writer_options(struct etl_session *s, uint32_t tid)
 	o->pointer_size = 8;
 	o->number_of_processors = s->nproc;
 	o->clock_type = s->p.clock_type;
-	o->cpu_speed_mhz = s->cpu_mhz;
+	/* The measured cycle rate with the CPU-cycle clock, else the
+	 * machine's speed the writer's defaults read: never 0, which readers
+	 * divide by. */
+	if (s->cpu_mhz)
+		o->cpu_speed_mhz = s->cpu_mhz;
 	o->start_time = s->start_ft;
 	o->start_timestamp = s->start_ts;
 	etl__rt_clock_figures(s->p.clock_type, s->start_ts, s->start_ft, &o->perf_freq, &o->boot_time);
@@ -69,6 +73,25 @@ static void fill_writer_options(struct etl_session *s, uint32_t tid)
 	o->header_pid = etl__rt_pid();
 	o->header_tid = tid;
 	o->logger_id = s->logger_id;
+}
+
+/* The clock at start: the caller's (etl_session_props.clock: stamp_ct 0,
+ * QPC and CPUCYCLE counting from 0) or the system's, measured as the clock
+ * type needs (lib/trace/trace_clock.c). */
+static void clock_start(struct etl_session *s)
+{
+	uint32_t ct = s->p.clock_type;
+	if (s->p.clock) {
+		s->stamp_ct = 0;
+		s->cpu_mhz = ct == ETL_CLOCK_CPUCYCLE ? ETL_RT_OWN_CPU_MHZ : 0;
+		s->start_ft = s->p.clock(s->p.clock_ctx);
+		s->start_ts = ct == ETL_CLOCK_SYSTEMTIME ? s->start_ft : 0;
+		return;
+	}
+	s->stamp_ct = ct;
+	s->cpu_mhz = etl__rt_clock_prepare(ct);
+	s->start_ts = etl__rt_now(ct);
+	s->start_ft = ct == ETL_CLOCK_SYSTEMTIME ? s->start_ts : etl__rt_filetime_now();
 }
 
 /* Undoes a start that failed half way (control lock held). */
@@ -102,10 +125,12 @@ static void orphan_all(void)
 	}
 }
 
-int etl_session_start(etl_session *s, const char *name, const struct etl_session_props *p)
+int etl_session_start(etl_session *s, const char *name, const struct etl_session_props *props)
 {
 	uint32_t nproc = etl__rt_nproc();
-	int rc = etl__rt_check_props(s, name, p);
+	struct etl_session_props pv;                /* props as this version reads them */
+	const struct etl_session_props *p = &pv;
+	int rc = etl__rt_check_props(s, name, props, &pv);
 	if (rc != ETL_OK)
 		return rc;
 	etl__rt_ctl_lock();
@@ -165,6 +190,7 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	s->quit = 0;
 	s->flush_req = 0;
 	s->flush_seq = s->flush_done = 0;
+	s->clk_seq = s->clk_done = 0;
 	s->lost_final = 0;
 	atomic_store(&s->full, 0);
 	atomic_store(&s->epoch, 0);
@@ -192,10 +218,13 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 			return ETL_FATAL;
 		}
 	}
-	s->cpu_mhz = etl__rt_clock_prepare(p->clock_type);
-	s->start_ts = etl__rt_now(p->clock_type);
-	s->start_ft = p->clock_type == ETL_CLOCK_SYSTEMTIME ? s->start_ts : etl__rt_filetime_now();
+	clock_start(s);
 	fill_writer_options(s, etl__rt_tid());
+	if (s->p.clock) {
+		/* The caller's clock: nothing measured, a 10 MHz QPC from 0. */
+		s->wo.perf_freq = ETL_RT_OWN_QPC_HZ;
+		s->wo.boot_time = s->start_ft;
+	}
 	if (etl__rt_pool_init(s) != ETL_OK) {
 		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the buffers: buffers=%u, size=%u",
 		             s->p.min_buffers, s->bs);
@@ -272,28 +301,68 @@ int etl_session_disable(etl_session *s, const struct etl_guid *provider)
 	return ETL_OK;
 }
 
-/* ---- flush / stop ----------------------------------------------------- */
-
-int etl_session_flush(etl_session *s)
+int etl_session_capture_state(etl_session *s, const struct etl_guid *provider)
 {
 	etl__rt_ctl_lock();
-	int running = s->state == ETL_RT_RUNNING;
-	if (!running) {
+	if (s->state != ETL_RT_RUNNING) {
 		etl__rt_serr(s, ETL_E_MISUSE, "The session is not running");
 		etl__rt_ctl_unlock();
 		return ETL_FAILED;
 	}
-	/* Asked while the logger runs; a stop that follows still answers it
-	 * (the logger's last round marks every request done). */
+	if (!provider || etl__rt_capture_state(s->logger_id, provider) != ETL_OK) {
+		etl__rt_serr(s, ETL_E_NOT_FOUND, "The provider is not enabled on this session");
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
+	etl__rt_ctl_unlock();
+	return ETL_OK;
+}
+
+/* ---- flush / stop ----------------------------------------------------- */
+
+/* Asks the logger for a round - a flush (flush_seq) or a look at the
+ * caller's clock (clk_seq) - and waits until it answered: *done reaches
+ * the request; *rc is the round's result. The request is made while the
+ * logger runs; a stop that follows still answers it (the logger's last
+ * round marks every request done). */
+static int logger_round(struct etl_session *s, uint64_t *seq, const uint64_t *done, const int *rc)
+{
+	etl__rt_ctl_lock();
+	if (s->state != ETL_RT_RUNNING) {
+		etl__rt_serr(s, ETL_E_MISUSE, "The session is not running");
+		etl__rt_ctl_unlock();
+		return ETL_FAILED;
+	}
 	pthread_mutex_lock(&s->lock);
-	uint64_t target = ++s->flush_seq;
+	uint64_t target = ++*seq;
 	pthread_cond_signal(&s->cv_logger);
 	etl__rt_ctl_unlock();
-	while (s->flush_done < target)
+	while (*done < target)
 		pthread_cond_wait(&s->cv_done, &s->lock);
-	int rc = s->flush_rc;
+	int r = *rc;
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return r;
+}
+
+int etl_session_flush(etl_session *s)
+{
+	return logger_round(s, &s->flush_seq, &s->flush_done, &s->flush_rc);
+}
+
+/* The caller's clock moved: when the flush timer is due, the logger runs
+ * one timer round (lib/trace/trace_logger.c) and we wait for it, so that
+ * the flush holds exactly the events written before this call. */
+int etl_session_clock_advanced(etl_session *s)
+{
+	if (!s->p.clock || s->p.flush_timer_ms == 0) {
+		if (!s->p.clock)
+			etl__rt_serr(s, ETL_E_MISUSE, "The session does not run on the caller's clock");
+		return s->p.clock ? ETL_OK : ETL_FAILED;
+	}
+	if (atomic_load(&s->accepting) &&
+	    s->p.clock(s->p.clock_ctx) < atomic_load_explicit(&s->clk_next, memory_order_acquire))
+		return ETL_OK;
+	return logger_round(s, &s->clk_seq, &s->clk_done, &s->clk_rc);
 }
 
 int etl_session_stop(etl_session *s)

@@ -7,6 +7,7 @@
  */
 #define ETL_BUILDING_LIB 1
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "lib/trace/trace_core.h"
@@ -47,13 +48,23 @@ void etl_session_props_init(struct etl_session_props *p)
 	p->file_mode = ETL_FILE_SEQUENTIAL;
 }
 
-int etl__rt_check_props(struct etl_session *s, const char *name, const struct etl_session_props *p)
+/* struct etl_session_props as the first version of etl_trace.h had it:
+ * everything before the caller's clock. */
+#define PROPS_V1_SIZE offsetof(struct etl_session_props, clock)
+
+int etl__rt_check_props(struct etl_session *s, const char *name, const struct etl_session_props *in,
+                        struct etl_session_props *p)
 {
-	if (!p || p->struct_size < sizeof *p) {
+	if (!in || in->struct_size < PROPS_V1_SIZE) {
 		etl__rt_serr(s, ETL_E_MISUSE, "Session properties are missing or from another version: struct_size=%u",
-		             p ? p->struct_size : 0);
+		             in ? in->struct_size : 0);
 		return ETL_FAILED;
 	}
+	/* A caller built with an older header: the members it does not know
+	 * of are not read, they are 0. */
+	memset(p, 0, sizeof *p);
+	memcpy(p, in, in->struct_size < sizeof *p ? in->struct_size : sizeof *p);
+	p->struct_size = sizeof *p;
 	if (!name || !*name) {
 		etl__rt_serr(s, ETL_E_BAD_VALUE, "A session needs a name");
 		return ETL_FAILED;

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/common/machine.h"
 #include "lib/write/compress_stage.h"
 #include "lib/write/write_internal.h"
 
@@ -61,7 +62,12 @@ void etl_writer_options_init(struct etl_writer_options *o)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	o->start_time = 116444736000000000LL + (int64_t)ts.tv_sec * 10000000 + ts.tv_nsec / 100;
-	o->boot_time = o->start_time;
+	/* The fields Windows fills from its machine: readers open a file
+	 * only when they are sane (dissect.etl divides by the CPU speed and
+	 * the performance frequency whatever the clock). TimerResolution is
+	 * the clock-interrupt period, 15.625 ms as on most Windows machines. */
+	o->cpu_speed_mhz = etl__machine_cpu_mhz();
+	o->boot_time = etl__machine_boot_time(o->start_time);
 	o->timer_resolution = 156250;
 	o->log_file_mode = ETL_MODE_SEQUENTIAL;
 	o->version[0] = 10;

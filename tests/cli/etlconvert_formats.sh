@@ -169,7 +169,11 @@ usage "--split-size and --split-time go with -f etl only" -f json --split-size 1
 usage "--compress and --no-compress go with -f etl only" -f csv --compress "$A"
 usage "--manifest: .*x.man: No such file" -f xml --manifest "$d/x.man" "$A"
 usage "--tmf: .*x.tmf" -f text --tmf "$d/x.tmf" "$A"
-usage "--manifest and --tmf go with" --manifest "$d/x.man" "$A" -o "$d/o.etl"
+usage "--manifest, --tmf and --mof go with" --manifest "$d/x.man" "$A" -o "$d/o.etl"
+usage "--manifest, --tmf and --mof go with" --mof "$d/x.mof" "$A" -o "$d/o.etl"
+usage "--mof: .*x.mof: No such file" -f json --mof "$d/x.mof" "$A"
+printf 'class A : EventTrace {\n  uint32 X\n};\n' > "$d/bad.mof"
+usage "--mof: .*bad.mof:3: expected ';' after a property" -f jsonl --mof "$d/bad.mof" "$A"
 usage "standard input can be read only once" -f text - - < "$A"
 [ -e "$d/o.etl" ] && fail "a usage error wrote the output"
 exit 0

@@ -54,8 +54,8 @@ grep -q '"EventData":{"Thread":1,"Index":49,"Name":"worker-1","Ratio":24.5,' "$T
 grep -q '"Pair":\[1,49\]' "$T/tl.jsonl" || fail "array field"
 
 # With the demo's manifest and TMF, the manifest-style and WPP events decode
-# too: only the 200 classic and instance events (no schema source for user
-# MOF classes) stay undecoded, with their payload.
+# too: only the 200 classic and instance events (their MOF not given) stay
+# undecoded, with their payload.
 "$C" -q -f jsonl --manifest testdata/programs/trace-demo.man --tmf testdata/programs/trace-demo.tmf \
 	"$T/demo.etl" > "$T/dec.jsonl" || fail "etlconvert with manifest and TMF exit $?"
 [ "$(grep -c ProcessingErrorData "$T/dec.jsonl")" -eq 200 ] ||
@@ -68,6 +68,19 @@ grep '"Message":"Thread 1 hands iteration 7 to a new activity"' "$T/dec.jsonl" |
 	grep -q '"RelatedActivityID":"{' || fail "transfer event: message or related activity"
 [ "$(grep -c '"Message":"Thread [01] iteration [0-9]*"' "$T/dec.jsonl")" -eq 100 ] || fail "WPP messages"
 grep -q '"EventData":{"thread":1,"iteration":49,' "$T/dec.jsonl" || fail "WPP arguments"
+
+# With its MOF as well, every event decodes: the header and the 601 records
+# (testdata/programs/trace-demo.mof: class 6c1f7e2a-..., types 10 and 11).
+"$C" -q -f jsonl --manifest testdata/programs/trace-demo.man --tmf testdata/programs/trace-demo.tmf \
+	--mof testdata/programs/trace-demo.mof "$T/demo.etl" > "$T/mof.jsonl" || fail "etlconvert with MOF exit $?"
+[ "$(wc -l < "$T/mof.jsonl")" -eq 602 ] || fail "with MOF: $(wc -l < "$T/mof.jsonl") lines"
+grep -q ProcessingErrorData "$T/mof.jsonl" && fail "with MOF: $(grep -c ProcessingErrorData "$T/mof.jsonl") undecoded"
+[ "$(grep -c '"Provider":{"Name":"TraceDemo_Step","Guid":"{6c1f7e2a-41d3-4b8e-9a51-0d3e7712a4c9}"}' "$T/mof.jsonl")" -eq 200 ] ||
+	fail "classic events: provider"
+grep '"Opcode":10,' "$T/mof.jsonl" | grep -q '"EventData":{"Thread":1,"Iteration":49},"RenderingInfo":{"Culture":"en-US","Opcode":"Step"' ||
+	fail "classic event not decoded as written"
+grep '"Opcode":11,' "$T/mof.jsonl" | grep -q '"EventData":{"Thread":0,"Iteration":49},"RenderingInfo":{"Culture":"en-US","Opcode":"InstanceStep"' ||
+	fail "instance event not decoded as written"
 
 # The libetl(3) example program: built from testdata/programs/example.c,
 # which must be the program the manual shows.
