@@ -493,7 +493,9 @@ static int json_event(struct etl_render *o, const struct etl_out_rec *r)
 		record(j, b, r);
 		etl__ob_puts(b, ",\n\"Events\":[");
 	} else {
-		etl__ob_puts(b, j->events ? ",\n" : "\n");
+		/* ETL_OUTPUT_EVENTS_ONLY: as after a first event (etl_output.h). */
+		int later = j->events || (o->flags & ETL_OUTPUT_EVENTS_ONLY);
+		etl__ob_puts(b, later ? ",\n" : "\n");
 		record(j, b, r);
 	}
 	if (!r->is_header)

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "formats/output/out.h"
+#include "lib/decode/decode_output.h"
 
 #define NS_EVENT "http://schemas.microsoft.com/win/2004/08/events/event"
 #define NS_TRACE "http://schemas.microsoft.com/win/2004/08/events/trace"
@@ -80,7 +81,7 @@ static int xml_open(struct etl_render *o)
 	if (!x)
 		return ETL_FATAL;
 	o->priv = x;
-	xmlInitParser();                   /* idempotent; safe for threads later */
+	etl__xml_init();                   /* once, whichever thread comes first */
 	x->xb = xmlBufferCreate();
 	if (!x->xb)
 		return ETL_FATAL;
