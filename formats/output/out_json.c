@@ -73,23 +73,23 @@ static void json_close(struct etl_render *o)
 	if (!j)
 		return;
 	etl__ob_free(&j->val);
-	free(j->sys);
+	etl__memo_head_free(j->head);
+	etl__memo_tail_free(j->tail);
 	free(j->keys);
-	free(j->tail);
 	free(j);
 	o->priv = NULL;
 }
 
 /* A property name as an object key, after a comma unless first; from the
- * memo when this name was seen (see struct key_memo). */
+ * memo when this name was seen (lib/render/memo.h). */
 static __attribute__((noinline)) void prop_key_miss(struct json_priv *j, struct etl_outbuf *b,
-                                                    const char *nm, int comma, struct key_memo *m,
-                                                    uint64_t gen);
-
-static inline struct key_memo *key_slot(struct json_priv *j, const char *nm)
+                                                    const char *nm, int comma, uint64_t gen)
 {
-	uintptr_t h = (uintptr_t)nm;
-	return &j->keys[(h ^ h >> 5 ^ h >> 13) % KEY_MEMO_N];
+	size_t n = strlen(nm);
+	size_t start = b->len + (comma != 0);
+	etl__out_json_key(b, nm, n, comma);
+	if (!b->oom)
+		etl__memo_name_keep(&j->keys, nm, n, gen, b->p + start, b->len - start);
 }
 
 /* Inline: the memo hit, once per property. */
@@ -97,44 +97,18 @@ static inline void prop_key(struct json_priv *j, struct etl_outbuf *b, const cha
                             uint64_t gen)
 {
 	const char *nm = name ? name : "";
-	struct key_memo *m = j->keys ? key_slot(j, nm) : NULL;
-	if (m && m->ptr == nm && ((gen && m->gen == gen) || strcmp(m->raw, nm) == 0)) {
-		m->gen = gen;
-		char *o = etl__ob_room(b, KEY_TEXT_MAX + 1);
+	const struct etl_name_entry *m = etl__memo_name_find(j->keys, nm, gen);
+	if (m) {
+		char *o = etl__ob_room(b, ETL_NAME_TEXT_MAX + 1);
 		if (!o)
 			return;
 		*o = ',';
 		o += comma != 0;
-		memcpy(o, m->text, KEY_TEXT_MAX);
+		memcpy(o, m->text, ETL_NAME_TEXT_MAX);
 		b->len += (size_t)(comma != 0) + m->text_len;
 		return;
 	}
-	prop_key_miss(j, b, nm, comma, m, gen);
-}
-
-static void prop_key_miss(struct json_priv *j, struct etl_outbuf *b, const char *nm, int comma,
-                          struct key_memo *m, uint64_t gen)
-{
-	if (!m) {
-		if (!j->keys && !(j->keys = calloc(KEY_MEMO_N, sizeof *j->keys))) {
-			etl__out_json_key(b, nm, strlen(nm), comma);
-			return;
-		}
-		m = key_slot(j, nm);
-	}
-	size_t n = strlen(nm);
-	size_t start = b->len + (comma != 0);
-	etl__out_json_key(b, nm, n, comma);
-	size_t kl = b->len - start;
-	if (b->oom || n > KEY_RAW_MAX || kl > KEY_TEXT_MAX) {
-		m->ptr = NULL;
-		return;
-	}
-	memcpy(m->text, b->p + start, kl);
-	m->gen = gen;
-	m->ptr = nm;
-	m->text_len = (uint8_t)kl;
-	memcpy(m->raw, nm, n + 1);
+	prop_key_miss(j, b, nm, comma, gen);
 }
 
 /* The character of p when p is a character (an 8- or 16-bit integer with

@@ -23,9 +23,9 @@
  *   close(o)   free o->priv; safe after a failed open or begin.
  * A renderer reports failures with etl__render_fail() (returns ETL_FATAL).
  *
- * Files: outbuf.c (the buffer and the context's sink), escape.c (XML, JSON
- * and name=value text), value_format.c (property values, the tree walk,
- * name=value lists).
+ * Files: outbuf.c (the buffer and the context's sink), escape.c (XML,
+ * JSON and name=value text), value_format.c (property values, the tree
+ * walk, name=value lists), memo.c (text already made, lib/render/memo.h).
  */
 #ifndef ETL_RENDER_H
 #define ETL_RENDER_H
