@@ -23,9 +23,10 @@
  *   close(o)   free o->priv; safe after a failed open or begin.
  * A renderer reports failures with etl__render_fail() (returns ETL_FATAL).
  *
- * Files: outbuf.c (the buffer and the context's sink), escape.c (XML,
- * JSON and name=value text), value_format.c (property values, the tree
- * walk, name=value lists), memo.c (text already made, lib/render/memo.h).
+ * Files: outbuf.c (the buffer and the context's sink), escape.c (XML
+ * cleaning, JSON and name=value text), escape_xml.c (XML content and
+ * attributes), value_format.c (property values, the tree walk, name=value
+ * lists), memo.c (text already made, lib/render/memo.h).
  */
 #ifndef ETL_RENDER_H
 #define ETL_RENDER_H
@@ -336,6 +337,20 @@ int etl__out_value_needs_escape(const struct etl_prop *p);
  * unless keep_tlc) become the matching Control Picture U+2400+c, and the
  * non-characters U+FFFE/U+FFFF become U+FFFD. */
 void etl__out_clean(struct etl_outbuf *b, const char *s, size_t n, int keep_tlc);
+
+/* Appends s (n bytes) cleaned as etl__out_clean(keep_tlc 1) cleans it and
+ * escaped for XML element content (< > & " as entities, CR as &#13;). */
+void etl__out_xml_text(struct etl_outbuf *b, const char *s, size_t n);
+
+/* The same for an attribute value between double quotes: also LF, CR, TAB
+ * as &#10; &#13; &#9;. */
+void etl__out_xml_attr(struct etl_outbuf *b, const char *s, size_t n);
+
+/* etl__out_xml_attr() (attr) or etl__out_xml_text() choosing the loop:
+ * simd 0 forces the portable one, for tests (etl__out_xml_simd() is 1 when
+ * there is an SSE2 one). Same output either way. */
+void etl__out_xml_ex(struct etl_outbuf *b, const char *s, size_t n, int attr, int simd);
+int etl__out_xml_simd(void);
 
 /* Appends s (n bytes; s NULL -> null) as a JSON string literal: " \ and
  * controls escaped, invalid UTF-8 bytes as \ufffd. */
