@@ -111,22 +111,7 @@ static inline void prop_key(struct json_priv *j, struct etl_outbuf *b, const cha
 	prop_key_miss(j, b, nm, comma, gen);
 }
 
-/* The character of p when p is a character (an 8- or 16-bit integer with
- * a String out type; char arrays hold one per element) below U+0080, whose
- * text is that one byte; -1 otherwise. */
-static inline int ascii_char(const struct etl_prop *p)
-{
-	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || p->out_type != ETL_OUT_STRING)
-		return -1;
-	uint64_t c;
-	if (p->in_type == ETL_IN_INT8 || p->in_type == ETL_IN_UINT8)
-		c = p->v.u & 0xFF;
-	else if (p->in_type == ETL_IN_INT16 || p->in_type == ETL_IN_UINT16)
-		c = p->v.u & 0xFFFF;
-	else
-		return -1;
-	return c < 0x80 ? (int)c : -1;
-}
+#define ascii_char etl__out_ascii_char
 
 /* An ASCII character as a JSON string: "c", or escaped. */
 static void put_ascii_char(struct etl_outbuf *b, int ch)
@@ -144,14 +129,7 @@ static void put_ascii_char(struct etl_outbuf *b, int ch)
 	b->len += n;
 }
 
-/* An integer shown in plain decimal: no out type, an in type that is not
- * one of the hex ones (etl__out_value() would write the same digits). */
-static int plain_decimal(const struct etl_prop *p)
-{
-	return (p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT) && p->out_type == ETL_OUT_NULL &&
-	       p->in_type != ETL_IN_HEXINT32 && p->in_type != ETL_IN_HEXINT64 &&
-	       p->in_type != ETL_IN_POINTER;
-}
+#define plain_decimal etl__out_plain_decimal
 
 #define JSON_SAFE_INT 9007199254740992LL   /* 2^53: beyond, numbers are strings */
 

@@ -59,7 +59,8 @@
 
 struct xml_priv {
 	struct etl_outbuf val;       /* a formatted value to escape           */
-	struct etl_outbuf name;      /* a nested leaf's name, escaped         */
+	struct etl_outbuf name;      /* <Data Name=" and a nested leaf's
+	                                name, escaped                         */
 	struct etl_head_memo *head;
 	struct etl_tail_memo *tail;
 	struct etl_name_memo *names; /* property names, attribute-escaped     */
@@ -94,6 +95,9 @@ static void xml_close(struct etl_render *o)
 
 /* Room for the fixed parts written at once: literals, GUIDs, numbers. */
 #define XML_PART_MAX 512u
+/* Longest <Data Name="name of an array whose elements are written by
+ * copying it whole (longer ones take the general way). */
+#define XML_PREFIX_MAX 112u
 
 /* "{xxxxxxxx-...}" at q; returns the end. */
 static char *put_guid(char *q, const struct etl_guid *g)
@@ -209,21 +213,60 @@ static void system_rest(struct xml_priv *x, struct etl_outbuf *b, const struct e
 
 /* ---- EventData --------------------------------------------------------- */
 
+/* The text of value p that is not plain ASCII, or may be empty: formatted
+ * apart, then cleaned and escaped. */
+static void data_text(struct xml_priv *x, struct etl_outbuf *b, const struct etl_prop *p)
+{
+	x->val.len = 0;
+	etl__out_value(&x->val, p);
+	if (x->val.oom)
+		b->oom = 1;
+	etl__out_xml_text(b, x->val.p, x->val.len);
+}
+
 /* The value of leaf p after <Data Name="..." (the name's closing quote
- * written): >value</Data>, or /> when its text is empty. */
+ * written): >value</Data>, or /> when its text is empty. Values that cannot
+ * hold anything to escape (numbers, GUIDs, times, ...) are formatted in
+ * place. */
+/* data_value() of the commonest integers: hex, plain decimal, and ASCII
+ * characters that need no escaping, written at once. Returns 0 (nothing
+ * written) for any other value. Inline: once per value, thousands per
+ * event in stacks and char arrays. */
+static inline __attribute__((always_inline)) int data_int(struct etl_outbuf *b, const struct etl_prop *p)
+{
+	if (p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT)
+		return 0;
+	char *o = etl__ob_room(b, ETL_OUT_HEX_INT_MAX + 12);
+	if (!o)
+		return 1;
+	size_t n;
+	int ch;
+	o[0] = '>';
+	if (etl__out_is_hex_type(p))
+		n = etl__out_hex_int(o + 1, p);         /* "0x..." */
+	else if (p->out_type == ETL_OUT_NULL)
+		n = p->kind == ETL_VAL_INT ? etl__fmt_i64(o + 1, p->v.i) : etl__fmt_u64(o + 1, p->v.u);
+	else if ((ch = etl__out_ascii_char(p)) >= 0x20 && ch != '<' && ch != '>' && ch != '&' && ch != '"')
+		o[1] = (char)ch, n = 1;
+	else if (ch < 0 && etl__out_int_decimal(p))     /* PIDs, TIDs, ... */
+		n = p->kind == ETL_VAL_INT ? etl__fmt_i64(o + 1, p->v.i) : etl__fmt_u64(o + 1, p->v.u);
+	else
+		return 0;
+	memcpy(o + 1 + n, "</Data>", 7);
+	b->len += 1 + n + 7;
+	return 1;
+}
+
 static void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct etl_prop *p)
 {
+	if (data_int(b, p))
+		return;
 	etl__ob_putc(b, '>');
 	size_t start = b->len;
-	if (!etl__out_value_needs_escape(p)) {
+	if (!etl__out_value_needs_escape(p))
 		etl__out_value(b, p);           /* plain ASCII, nothing to escape */
-	} else {
-		x->val.len = 0;
-		etl__out_value(&x->val, p);
-		if (x->val.oom)
-			b->oom = 1;
-		etl__out_xml_text(b, x->val.p, x->val.len);
-	}
+	else
+		data_text(x, b, p);
 	if (b->len == start) {
 		b->len--;
 		ETL_OB_LIT(b, "/>");
@@ -232,40 +275,84 @@ static void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct et
 	}
 }
 
-/* A leaf whose escaped name is name (n bytes). */
-static void data_leaf(struct xml_priv *x, struct etl_outbuf *b, const char *name, size_t n,
-                      const struct etl_prop *p)
+/* The decimal digits of an array index at d (n of them) made one more. */
+static inline void index_next(char *d, size_t *n)
 {
-	ETL_OB_LIT(b, "<Data Name=\"");
-	etl__ob_put(b, name, n);
-	etl__ob_putc(b, '"');
-	data_value(x, b, p);
+	size_t i = *n;
+	while (i > 0 && d[i - 1] == '9')
+		d[--i] = '0';
+	if (i > 0) {
+		d[i - 1]++;
+		return;
+	}
+	memmove(d + 1, d, *n);          /* 9..9 -> 10..0 */
+	d[0] = '1';
+	++*n;
 }
 
-/* The leaves under props[i], whose escaped name is in x->name. */
+/* The leaves under props[i]; x->name holds <Data Name=" and the escaped
+ * name of props[i]. Elements of an array are written from the name and
+ * the index kept in digits (stacks and char arrays have thousands). */
 static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r, uint32_t i,
                       unsigned depth)
 {
 	const struct etl_prop *p = &r->props[i];
 	if (p->kind != ETL_VAL_STRUCT && p->kind != ETL_VAL_ARRAY) {
-		data_leaf(x, b, x->name.p, x->name.len, p);
+		etl__ob_put(b, x->name.p, x->name.len);
+		etl__ob_putc(b, '"');
+		data_value(x, b, p);
 		return;
 	}
 	uint32_t first, count;
 	etl__out_children(r, i, depth, &first, &count);
 	size_t base = x->name.len;
-	for (uint32_t k = 0; k < count; k++) {
+	char idx[ETL_FMT_U64_MAX + 4] = "0";
+	size_t il = 1;
+	uint32_t k = 0;
+	if (p->kind == ETL_VAL_ARRAY && base <= XML_PREFIX_MAX) {
+		/* Scalar elements: the name, then the index and its bracket
+		 * copied in fixed sizes (the room is there), the value. */
+		char pre[XML_PREFIX_MAX + 16];
+		memset(pre, 0, sizeof pre);
+		if (base)
+			memcpy(pre, x->name.p, base);
+		pre[base] = '[';
+		for (; k < count; k++) {
+			const struct etl_prop *c = &r->props[first + k];
+			if (c->kind == ETL_VAL_STRUCT || c->kind == ETL_VAL_ARRAY)
+				break;
+			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2);
+			if (!o)
+				return;
+			memcpy(o, pre, sizeof pre);
+			memcpy(o + base + 1, idx, sizeof idx);
+			o[base + 1 + il] = ']';
+			o[base + 2 + il] = '"';
+			b->len += base + il + 3;
+			index_next(idx, &il);
+			if (!data_int(b, c))
+				data_value(x, b, c);
+		}
+	}
+	for (; k < count; k++) {
 		const struct etl_prop *c = &r->props[first + k];
 		x->name.len = base;
 		if (p->kind == ETL_VAL_ARRAY) {
 			/* "[k]" needs no escaping: the name's text so far stays */
-			char *o = etl__ob_room(&x->name, ETL_FMT_U64_MAX + 2);
+			char *o = etl__ob_room(&x->name, ETL_FMT_U64_MAX + 3);
 			if (!o)
 				break;
 			o[0] = '[';
-			size_t d = etl__fmt_u64(o + 1, k);
-			o[d + 1] = ']';
-			x->name.len += d + 2;
+			memcpy(o + 1, idx, il);
+			o[il + 1] = ']';
+			x->name.len += il + 2;
+			index_next(idx, &il);
+			if (c->kind != ETL_VAL_STRUCT && c->kind != ETL_VAL_ARRAY) {
+				etl__ob_put(b, x->name.p, x->name.len);
+				etl__ob_putc(b, '"');
+				data_value(x, b, c);
+				continue;
+			}
 		} else {
 			etl__ob_putc(&x->name, '.');
 			if (c->name)
@@ -314,6 +401,7 @@ static void event_data(struct xml_priv *x, struct etl_outbuf *b, const struct et
 			continue;
 		}
 		x->name.len = 0;
+		ETL_OB_LIT(&x->name, "<Data Name=\"");
 		etl__out_xml_attr(&x->name, name, strlen(name));
 		if (x->name.oom)
 			b->oom = 1;

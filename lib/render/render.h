@@ -325,6 +325,50 @@ static inline size_t etl__out_hex_int(char *o, const struct etl_prop *p)
 	return 2 + etl__fmt_hex64(o + 2, u);
 }
 
+/* The character of p when p is a character (an 8- or 16-bit integer with
+ * a String out type; char arrays hold one per element) below U+0080, whose
+ * text (etl__out_value()) is that one byte; -1 otherwise. */
+static inline int etl__out_ascii_char(const struct etl_prop *p)
+{
+	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || p->out_type != ETL_OUT_STRING)
+		return -1;
+	uint64_t c;
+	if (p->in_type == ETL_IN_INT8 || p->in_type == ETL_IN_UINT8)
+		c = p->v.u & 0xFF;
+	else if (p->in_type == ETL_IN_INT16 || p->in_type == ETL_IN_UINT16)
+		c = p->v.u & 0xFFFF;
+	else
+		return -1;
+	return c < 0x80 ? (int)c : -1;
+}
+
+/* An integer shown in plain decimal: no out type, an in type that is not
+ * one of the hex ones (etl__out_value() writes its %lld / %llu digits). */
+static inline int etl__out_plain_decimal(const struct etl_prop *p)
+{
+	return (p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT) && p->out_type == ETL_OUT_NULL &&
+	       p->in_type != ETL_IN_HEXINT32 && p->in_type != ETL_IN_HEXINT64 &&
+	       p->in_type != ETL_IN_POINTER;
+}
+
+/* Whether etl__out_value() writes integer p in decimal (%lld / %llu): not
+ * hex, not a character, boolean, IPv4 address or port. */
+static inline int etl__out_int_decimal(const struct etl_prop *p)
+{
+	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || etl__out_is_hex_type(p))
+		return 0;
+	switch (p->out_type) {
+	case ETL_OUT_STRING:
+		return etl__out_in_type_bytes(p->in_type) > 2;
+	case ETL_OUT_BOOLEAN:
+		return 0;
+	case ETL_OUT_IPV4: case ETL_OUT_PORT:
+		return p->kind == ETL_VAL_INT;
+	default:
+		return 1;
+	}
+}
+
 /* Whether the text etl__out_value() writes for p may need escaping: only
  * strings and characters (8/16-bit integers with a String out type) can
  * hold quotes, backslashes, controls or bytes that are not UTF-8; every
