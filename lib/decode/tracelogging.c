@@ -493,5 +493,8 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev)
 	if (base == UINT32_MAX)
 		return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE,
 		                     "TraceLogging event \"%s\": too many fields", s->event_name);
-	return decode_fields(&x, 0, s->n_top, base, ETL_PROP_NO_PARENT);
+	int rc = decode_fields(&x, 0, s->n_top, base, ETL_PROP_NO_PARENT);
+	if (rc == ETL_OK)
+		etl__dec_set_names_stable(d);   /* every name is in the cached schema */
+	return rc;
 }

@@ -4,6 +4,8 @@
  * for values hashing to it, so a collision only costs a miss. A table
  * starts with MEMO_START slots and doubles (emptied) once it has missed
  * more than twice as many times as it has slots, up to a maximum per kind.
+ * Head and tail slots are large (their text) and allocated when first
+ * filled, so that a table costs what its kinds use.
  */
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
@@ -39,7 +41,7 @@ struct head_slot {
 
 struct etl_head_memo {
 	uint32_t mask, misses;
-	struct head_slot s[];
+	struct head_slot *s[];
 };
 
 static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
@@ -61,7 +63,7 @@ static uint32_t head_hash(const struct etl_out_rec *r)
 /* The values but the provider name. */
 static int head_values_match(const struct head_slot *m, const struct etl_out_rec *r)
 {
-	return m->used && m->id == r->event_id && m->version == r->version && m->level == r->level &&
+	return m && m->used && m->id == r->event_id && m->version == r->version && m->level == r->level &&
 	       m->opcode == r->opcode && m->task == r->task && m->keywords == r->keywords &&
 	       guid_eq(&m->prov, &r->provider);
 }
@@ -75,6 +77,34 @@ static void *memo_table(size_t head, size_t slot, uint32_t n)
 	return t;
 }
 
+/* Frees a table of slot pointers (head, tail) and its slots. */
+static void free_slots(void *t, void **s)
+{
+	if (!t)
+		return;
+	uint32_t n = *(uint32_t *)t + 1;
+	for (uint32_t i = 0; i < n; i++)
+		free(s[i]);
+	free(t);
+}
+
+/* The table *tab of slot pointers doubled (emptied) when it misses often;
+ * returns the table now in *tab. */
+static void *grown(void **tab, void **s, size_t head, uint32_t max)
+{
+	uint32_t *t = *tab;
+	if (!should_grow(t[0] + 1, ++t[1], max))
+		return t;
+	uint32_t *g = memo_table(head, sizeof(void *), 2 * (t[0] + 1));
+	if (!g) {
+		t[1] = 0;
+		return t;
+	}
+	free_slots(t, s);
+	*tab = g;
+	return g;
+}
+
 void etl__memo_head(struct etl_head_memo **tab, struct etl_outbuf *b, const struct etl_out_rec *r,
                     etl_memo_make_fn make, void *ctx)
 {
@@ -84,7 +114,7 @@ void etl__memo_head(struct etl_head_memo **tab, struct etl_outbuf *b, const stru
 		return;
 	}
 	uint32_t h = head_hash(r);
-	struct head_slot *m = &t->s[h & t->mask];
+	struct head_slot *m = t->s[h & t->mask];
 	if (head_values_match(m, r)) {
 		if (r->names_gen && m->gen == r->names_gen && m->name_ptr == r->provider_name) {
 			etl__ob_put(b, m->text, m->text_len);   /* the same name: no compare */
@@ -98,23 +128,18 @@ void etl__memo_head(struct etl_head_memo **tab, struct etl_outbuf *b, const stru
 			return;
 		}
 	}
-	if (should_grow(t->mask + 1, ++t->misses, HEAD_MAX_SLOTS)) {
-		struct etl_head_memo *g = memo_table(sizeof *t, sizeof t->s[0], 2 * (t->mask + 1));
-		if (g) {
-			free(t);
-			t = *tab = g;
-		} else {
-			t->misses = 0;
-		}
-		m = &t->s[h & t->mask];
-	}
+	t = grown((void **)tab, (void **)t->s, sizeof *t, HEAD_MAX_SLOTS);
+	struct head_slot **slot = &t->s[h & t->mask];
 	size_t start = b->len;
 	make(ctx, b, r);
 	size_t nl = r->provider_name ? strlen(r->provider_name) : 0;
-	if (b->oom || b->len - start > HEAD_TEXT_MAX || nl > HEAD_NAME_MAX) {
-		m->used = 0;
+	if (*slot)
+		(*slot)->used = 0;
+	if (b->oom || b->len - start > HEAD_TEXT_MAX || nl > HEAD_NAME_MAX)
 		return;
-	}
+	if (!*slot && !(*slot = malloc(sizeof **slot)))
+		return;
+	m = *slot;
 	m->used = 1;
 	m->id = r->event_id;
 	m->version = r->version;
@@ -133,7 +158,8 @@ void etl__memo_head(struct etl_head_memo **tab, struct etl_outbuf *b, const stru
 
 void etl__memo_head_free(struct etl_head_memo *tab)
 {
-	free(tab);
+	if (tab)
+		free_slots(tab, (void **)tab->s);
 }
 
 /* ---- tail ------------------------------------------------------------- */
@@ -155,7 +181,7 @@ struct tail_slot {
 
 struct etl_tail_memo {
 	uint32_t mask, misses;
-	struct tail_slot s[];
+	struct tail_slot *s[];
 };
 
 static void tail_keys(const struct etl_out_rec *r, const char *k[TAIL_KEYS])
@@ -173,7 +199,7 @@ static void tail_keys(const struct etl_out_rec *r, const char *k[TAIL_KEYS])
 static int tail_match(struct tail_slot *m, const char *k[TAIL_KEYS], uint64_t gen)
 {
 	int i = 0;
-	if (!m->used)
+	if (!m || !m->used)
 		return 0;
 	if (gen && m->gen == gen) {             /* the same names */
 		while (i < TAIL_KEYS && m->ptr[i] == k[i])
@@ -204,26 +230,23 @@ void etl__memo_tail(struct etl_tail_memo **tab, struct etl_outbuf *b, const stru
 	 * apart. */
 	uint64_t h = ((uint64_t)(uintptr_t)k[6] ^ (uint64_t)(uintptr_t)k[1] * 31u) * 0x9E3779B97F4A7C15ull;
 	h >>= 40;
-	struct tail_slot *m = &t->s[h & t->mask];
+	struct tail_slot *m = t->s[h & t->mask];
 	if (tail_match(m, k, r->names_gen)) {
 		etl__ob_put(b, m->text, m->text_len);
 		return;
 	}
-	if (should_grow(t->mask + 1, ++t->misses, TAIL_MAX_SLOTS)) {
-		struct etl_tail_memo *g = memo_table(sizeof *t, sizeof t->s[0], 2 * (t->mask + 1));
-		if (g) {
-			free(t);
-			t = *tab = g;
-		} else {
-			t->misses = 0;
-		}
-		m = &t->s[h & t->mask];
-	}
+	t = grown((void **)tab, (void **)t->s, sizeof *t, TAIL_MAX_SLOTS);
+	struct tail_slot **slot = &t->s[h & t->mask];
 	size_t start = b->len;
 	make(ctx, b, r);
-	m->used = 0;
+	if (*slot)
+		(*slot)->used = 0;
 	if (b->oom || b->len - start > TAIL_TEXT_MAX)
 		return;
+	if (!*slot && !(*slot = malloc(sizeof **slot)))
+		return;
+	m = *slot;
+	m->used = 0;
 	size_t at = 0;
 	for (int i = 0; i < TAIL_KEYS; i++) {
 		if (!k[i]) {
@@ -246,7 +269,8 @@ void etl__memo_tail(struct etl_tail_memo **tab, struct etl_outbuf *b, const stru
 
 void etl__memo_tail_free(struct etl_tail_memo *tab)
 {
-	free(tab);
+	if (tab)
+		free_slots(tab, (void **)tab->s);
 }
 
 /* ---- names ------------------------------------------------------------ */
