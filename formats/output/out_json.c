@@ -259,19 +259,7 @@ static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out
 	etl__ob_putc(b, '}');
 }
 
-/* kind, in_type and out_type of p as one 64-bit value, to compare element
- * types with one comparison. The three fields are adjacent in struct
- * etl_prop (checked below); read through the struct's bytes. */
-_Static_assert(sizeof(int) == 4 &&
-               offsetof(struct etl_prop, in_type) == offsetof(struct etl_prop, kind) + 4 &&
-               offsetof(struct etl_prop, out_type) == offsetof(struct etl_prop, kind) + 6,
-               "kind, in_type, out_type are 8 adjacent bytes");
-static inline uint64_t type_key(const struct etl_prop *p)
-{
-	uint64_t k;
-	memcpy(&k, (const unsigned char *)p + offsetof(struct etl_prop, kind), sizeof k);
-	return k;
-}
+#define type_key etl__out_type_key
 
 /* Writes the run of elements e[0 .. n) that are ASCII characters of the
  * type of e[0], each as ,"c" or ,"\escape" (no comma before the array's
@@ -284,7 +272,6 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 		return 0;
 	const uint64_t key = type_key(e);       /* e is a character: String out type */
 	const uint64_t mask = e->in_type == ETL_IN_INT8 || e->in_type == ETL_IN_UINT8 ? 0xFF : 0xFFFF;
-	size_t comma = !at_start;
 	uint32_t k = 0;
 	while (k < n) {
 		uint32_t block = n - k < 1024 ? n - k : 1024;
@@ -298,16 +285,22 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 			uint64_t c = p->v.u & mask;
 			if (type_key(p) != key || c >= 0x80)
 				break;
-			o[0] = ',';
-			o += comma;                 /* none before the first element */
-			comma = 1;
-			*o++ = '"';
-			if (etl__json_plain[c])
-				*o++ = (char)c;
-			else
-				o += etl__out_json_escape_ascii(o, (unsigned char)c);
-			*o++ = '"';
+			o[0] = ',';             /* each with its comma (see below) */
+			o[1] = '"';
+			if (etl__json_plain[c]) {
+				o[2] = (char)c;
+				o[3] = '"';
+				o += 4;
+			} else {
+				o += 2 + etl__out_json_escape_ascii(o + 2, (unsigned char)c);
+				*o++ = '"';
+			}
 		}
+		if (at_start && o > start) {    /* no comma before the first element */
+			memmove(start, start + 1, (size_t)(o - start - 1));
+			o--;
+		}
+		at_start = 0;
 		b->len += (size_t)(o - start);
 		if (k < end)
 			break;

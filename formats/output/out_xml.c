@@ -275,6 +275,20 @@ static void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct et
 	}
 }
 
+/* 1 for the characters below U+0080 that element content holds as they
+ * are (etl__out_xml_text() leaves them): printable ASCII and DEL but < > &
+ * ", and TAB and LF. */
+static const uint8_t xml_plain_char[128] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 /* The decimal digits of an array index at d (n of them) made one more. */
 static inline void index_next(char *d, size_t *n)
 {
@@ -309,27 +323,43 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 	char idx[ETL_FMT_U64_MAX + 4] = "0";
 	size_t il = 1;
 	uint32_t k = 0;
-	if (p->kind == ETL_VAL_ARRAY && base <= XML_PREFIX_MAX) {
+	if (p->kind == ETL_VAL_ARRAY && count && base <= XML_PREFIX_MAX) {
 		/* Scalar elements: the name, then the index and its bracket
-		 * copied in fixed sizes (the room is there), the value. */
+		 * copied in blocks of 16 bytes (the room is there), the
+		 * value; characters of the first element's type that need no
+		 * escaping (char arrays: one per character) at once. */
 		char pre[XML_PREFIX_MAX + 16];
 		memset(pre, 0, sizeof pre);
 		if (base)
 			memcpy(pre, x->name.p, base);
 		pre[base] = '[';
+		const struct etl_prop *e = &r->props[first];
+		const uint64_t key = etl__out_type_key(e);
+		const uint64_t mask = etl__out_ascii_char(e) < 0 ? 0 : etl__out_in_type_bytes(e->in_type) == 1 ? 0xFF
+		                                                                                      : 0xFFFF;
 		for (; k < count; k++) {
-			const struct etl_prop *c = &r->props[first + k];
+			const struct etl_prop *c = &e[k];
 			if (c->kind == ETL_VAL_STRUCT || c->kind == ETL_VAL_ARRAY)
 				break;
-			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2);
+			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2 + 9);
 			if (!o)
 				return;
-			memcpy(o, pre, sizeof pre);
+			for (size_t at = 0; at <= base; at += 16)
+				memcpy(o + at, pre + at, 16);
 			memcpy(o + base + 1, idx, sizeof idx);
-			o[base + 1 + il] = ']';
-			o[base + 2 + il] = '"';
-			b->len += base + il + 3;
+			size_t nl = base + il + 3;      /* <Data Name="name[k]" */
+			o += nl;
+			o[-2] = ']';
+			o[-1] = '"';
 			index_next(idx, &il);
+			uint64_t ch = c->v.u & mask;
+			if (mask && etl__out_type_key(c) == key && ch < 0x80 && xml_plain_char[ch]) {
+				memcpy(o, ">?</Data>", 9);
+				o[1] = (char)ch;
+				b->len += nl + 9;
+				continue;
+			}
+			b->len += nl;
 			if (!data_int(b, c))
 				data_value(x, b, c);
 		}

@@ -369,6 +369,20 @@ static inline int etl__out_int_decimal(const struct etl_prop *p)
 	}
 }
 
+/* kind, in_type and out_type of p as one 64-bit value, to compare element
+ * types with one comparison. The three fields are adjacent in struct
+ * etl_prop (checked below); read through the struct's bytes. */
+_Static_assert(sizeof(int) == 4 &&
+               offsetof(struct etl_prop, in_type) == offsetof(struct etl_prop, kind) + 4 &&
+               offsetof(struct etl_prop, out_type) == offsetof(struct etl_prop, kind) + 6,
+               "kind, in_type, out_type are 8 adjacent bytes");
+static inline uint64_t etl__out_type_key(const struct etl_prop *p)
+{
+	uint64_t k;
+	memcpy(&k, (const unsigned char *)p + offsetof(struct etl_prop, kind), sizeof k);
+	return k;
+}
+
 /* Whether the text etl__out_value() writes for p may need escaping: only
  * strings and characters (8/16-bit integers with a String out type) can
  * hold quotes, backslashes, controls or bytes that are not UTF-8; every
