@@ -20,7 +20,8 @@
  *
  * Formats (the exact shapes are in etlconvert(1)):
  *   "xml"   an <Events> root holding one Windows event XML <Event> per
- *           event (the EvtRender / tracerpt schema), written with libxml2;
+ *           event (the EvtRender / tracerpt schema), escaped as libxml2's
+ *           writer escapes;
  *   "json"  one document {"Header": {...}, "Events": [ {...}, ... ]};
  *   "jsonl" one object per line, the header first;
  *   "csv"   RFC 4180, a header row, then one row per event;
