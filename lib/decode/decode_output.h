@@ -44,9 +44,4 @@ void etl__logfile_record_free(struct etl_logfile_record *hr);
  * Defined in lib/decode/decode_result.c. */
 uint64_t etl__dec_names_trusted(const struct etl_decoded *dec);
 
-/* Initialises libxml2 once per process, whichever thread comes first
- * (xmlInitParser() is not safe to run in two threads at once); everything
- * that uses libxml2 calls it first. Defined in lib/decode/manifest_load.c. */
-void etl__xml_init(void);
-
 #endif /* ETL_DECODE_OUTPUT_H */

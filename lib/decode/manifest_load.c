@@ -11,7 +11,7 @@
  * manifest that fails to load adds no event.
  *
  * libxml2 (2.9) must be initialised once before threads parse at the same
- * time (etlconvert -j loads manifests in several threads): etl__xml_init().
+ * time (etlconvert -j loads manifests in several threads): xml_init().
  */
 #define ETL_BUILDING_LIB 1
 #include <errno.h>
@@ -28,7 +28,6 @@
 #include <libxml/xmlerror.h>
 
 #include "lib/decode/decode_internal.h"
-#include "lib/decode/decode_output.h"
 #include "lib/decode/manifest_internal.h"
 
 #define MF_MAX_FILE_BYTES   (64u * 1024u * 1024u)
@@ -46,7 +45,7 @@ struct mf_load {
 
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 
-void etl__xml_init(void)
+static void xml_init(void)
 {
 	pthread_once(&xml_once, xmlInitParser);
 }
@@ -713,7 +712,7 @@ static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 		etl__dec_set_error(d, ETL_E_LIMIT, "%s: manifest larger than %u bytes", path, MF_MAX_FILE_BYTES);
 		return ETL_FAILED;
 	}
-	etl__xml_init();
+	xml_init();
 	xmlParserCtxtPtr ctx = xmlNewParserCtxt();
 	if (!ctx) {
 		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
@@ -786,7 +785,7 @@ int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_
 		return ETL_FAILED;
 	}
 	struct mf_set *s = etl__mf_set_get(d, 1);
-	etl__xml_init();
+	xml_init();
 	xmlParserCtxtPtr ctx = s ? xmlNewParserCtxt() : NULL;
 	if (!ctx) {
 		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", name);
