@@ -30,30 +30,6 @@ static int to_outfile(void *ctx, const void *p, size_t n)
 	return etl_outfile_write(ctx, p, n);
 }
 
-int convert_load_decoding(etl_decoder *dec, const struct convert_options *o, const char **what)
-{
-	const struct {
-		const char *opt;
-		const char *const *paths;
-		int n;
-		int (*add)(etl_decoder *, const char *);
-	} kinds[] = {
-		{ "--manifest", o->manifests, o->n_manifests, etl_decoder_add_manifest },
-		{ "--tmf", o->tmfs, o->n_tmfs, etl_decoder_add_tmf },
-		{ "--mof", o->mofs, o->n_mofs, etl_decoder_add_mof },
-	};
-	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-		for (int i = 0; i < kinds[k].n; i++) {
-			int rc = kinds[k].add(dec, kinds[k].paths[i]);
-			if (rc != ETL_OK) {
-				*what = kinds[k].opt;
-				return rc == ETL_FATAL ? CLI_EXIT_IO : CLI_EXIT_USAGE;
-			}
-		}
-	}
-	return CLI_EXIT_CLEAN;
-}
-
 /* The manifests, TMF and MOF files of the command line. @return :
  * CLI_EXIT_CLEAN, else the exit status (reported). */
 static int load_decoding(etl_decoder *dec, const struct convert_options *o)
@@ -63,31 +39,6 @@ static int load_decoding(etl_decoder *dec, const struct convert_options *o)
 	if (rc != CLI_EXIT_CLEAN)
 		cli_message("%s: %s", what, etl_decoder_errmsg(dec));
 	return rc;
-}
-
-int convert_render_some(struct convert_inputs *ins, etl_decoder *dec, etl_output *out, uint64_t max,
-                        void (*seen)(void *ctx, const struct etl_event *ev), void *ctx)
-{
-	const struct etl_event *ev;
-	struct convert_input *in;
-	for (uint64_t n = 0; n < max; n++) {
-		int more = convert_next(ins, &ev, &in);
-		if (more <= 0) {
-			cli_progress_clear(&ins->pg);
-			return more;
-		}
-		if (seen)
-			seen(ctx, ev);
-		const struct etl_decoded *d = NULL;
-		if (etl_decoder_decode(dec, ev, &d) == ETL_FATAL) {
-			cli_progress_clear(&ins->pg);
-			cli_message("out of memory decoding an event");
-			return -1;
-		}
-		if (etl_output_event(out, ev, d) != ETL_OK)
-			return -1;
-	}
-	return 1;
 }
 
 /* Every event of the merge through the decoder into out (-j 1). @return :
