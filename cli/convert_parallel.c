@@ -469,7 +469,8 @@ static void *worker_main(void *arg)
 		struct par_batch *b = p->fifo[p->fifo_head];
 		p->fifo_head = (p->fifo_head + 1) % p->nb;
 		p->fifo_n--;
-		int taken = log_take(w);
+		/* (a worker whose loads failed left the log: it fails the batch) */
+		int taken = w->load_rc != CLI_EXIT_CLEAN ? 0 : log_take(w);
 		size_t learnt = 0;
 		pthread_mutex_unlock(&p->mu);
 		if (taken != 0) {
