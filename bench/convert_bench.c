@@ -22,7 +22,7 @@
  *       runs. Prints "name value unit" lines, then the targets with
  *       PASS/MISS. Exit status 0 even when a target is missed; 1 when
  *       something fails to run.
- *   convert_bench profile [-m MANIFEST]... [-k manifest|tracelogging] FILE framing|decode|jsonl|xml [PASSES]
+ *   convert_bench profile [-m MANIFEST]... [-k manifest|tracelogging|mof] FILE framing|decode|jsonl|xml [PASSES]
  *       PASSES passes of one kind over FILE (for callgrind/perf); with -k,
  *       only the events of that decoding kind are decoded (and written),
  *       the others framed only. The passes run in profile_passes(), which
@@ -424,9 +424,10 @@ static int cmd_profile(int argc, char **argv)
 		else if (strcmp(argv[i], "-k") == 0 && i + 1 < argc) {
 			i++;
 			kind = strcmp(argv[i], "manifest") == 0 ? ETL_DECODE_MANIFEST
-			     : strcmp(argv[i], "tracelogging") == 0 ? ETL_DECODE_TRACELOGGING : -1;
+			     : strcmp(argv[i], "tracelogging") == 0 ? ETL_DECODE_TRACELOGGING
+			     : strcmp(argv[i], "mof") == 0 ? ETL_DECODE_MOF : -1;
 			if (kind < 0)
-				die("-k takes manifest or tracelogging, not %s", argv[i]);
+				die("-k takes manifest, tracelogging or mof, not %s", argv[i]);
 		} else
 			die("unknown option %s", argv[i]);
 	}
@@ -498,7 +499,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: convert_bench run [-r REPS] [-c wall|cpu] [-t SECONDS] [-m MANIFEST]... SHORT=FILE ...\n"
-	        "       convert_bench profile [-m MANIFEST]... [-k manifest|tracelogging] FILE"
+	        "       convert_bench profile [-m MANIFEST]... [-k manifest|tracelogging|mof] FILE"
 	        " framing|decode|jsonl|xml [PASSES]\n"
 	        "       convert_bench coverage [-m MANIFEST]... FILE...\n");
 	exit(2);

@@ -453,10 +453,19 @@ static int find_items(const struct etl_event *ev, struct tl_items *it)
 	return it->meta != NULL;
 }
 
+/* What the last etl__tl_match() found, for the etl__tl_decode() the
+ * dispatcher (lib/decode/decoder.c) calls right after a match with the same
+ * event, so that the item chain is walked once; used once. */
+static _Thread_local struct {
+	const struct etl_event *ev;
+	struct tl_items it;
+} last_match;
+
 int etl__tl_match(const struct etl_event *ev)
 {
-	struct tl_items it;
-	return find_items(ev, &it);
+	int found = find_items(ev, &last_match.it);
+	last_match.ev = found ? ev : NULL;
+	return found;
 }
 
 int etl__tl_decode(etl_decoder *d, const struct etl_event *ev)
@@ -470,8 +479,12 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev)
 	uint64_t h;
 
 	res->source = ETL_DECODE_TRACELOGGING;
-	if (!find_items(ev, &it))
+	if (last_match.ev == ev) {
+		it = last_match.it;
+		last_match.ev = NULL;
+	} else if (!find_items(ev, &it)) {
 		return etl__dec_fail(d, ETL_E_UNSUPPORTED, "no TraceLogging metadata in this event");
+	}
 
 	/* Key: 'T', provider GUID, traits length (u16) and bytes, metadata. */
 	key_len = 1 + 16 + 2 + it.traits_len + it.meta_len;

@@ -129,8 +129,9 @@ static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
 	etl_ext_iter_init(&it, ev);
 	while (ev->ext_count && etl_ext_iter_next(&it, &item) == ETL_OK) {
 		struct etl_ext_typed t;
-		if (etl_ext_item_decode(&item, &t) != ETL_OK)
-			continue;
+		if ((item.ext_type != ETL_EXT_RELATED_ACTIVITYID && item.ext_type != ETL_EXT_SID) ||
+		    etl_ext_item_decode(&item, &t) != ETL_OK)
+			continue;               /* (TraceLogging schemas, stacks, ...) */
 		if (item.ext_type == ETL_EXT_RELATED_ACTIVITYID && !r->has_related) {
 			r->has_related = 1;
 			r->related = t.u.guid;

@@ -1,11 +1,13 @@
 /*
  * lib/render/memo.c - the memos of lib/render/memo.h: direct-mapped tables
  * of text by the values it was made from. A slot holds the last text made
- * for values hashing to it, so a collision only costs a miss. A table
- * starts with MEMO_START slots and doubles (emptied) once it has missed
- * more than twice as many times as it has slots, up to a maximum per kind.
- * Head and tail slots are large (their text) and allocated when first
- * filled, so that a table costs what its kinds use.
+ * for values hashing to it, so a collision only costs a miss; head and
+ * tail entries may take either of a pair of slots (2-way), the one used
+ * last kept first. A table starts with MEMO_START slots and doubles
+ * (emptied) once it has missed more than twice as many times as it has
+ * slots, up to a maximum per kind. Head and tail slots are large (their
+ * text) and allocated when first filled, so that a table costs what its
+ * kinds use.
  */
 #define ETL_BUILDING_LIB 1
 #include <stdlib.h>
@@ -23,12 +25,13 @@ static int should_grow(uint32_t n, uint32_t misses, uint32_t max)
 
 /* ---- head ------------------------------------------------------------- */
 
-#define HEAD_MAX_SLOTS 64u
+#define HEAD_MAX_SLOTS 256u
 #define HEAD_NAME_MAX 95u
 #define HEAD_TEXT_MAX 512u
 
 struct head_slot {
-	uint8_t used, has_name, version, level, opcode;
+	int used;                   /* first, as in struct tail_slot          */
+	uint8_t has_name, version, level, opcode;
 	uint16_t id, task;
 	uint64_t keywords;
 	struct etl_guid prov;
@@ -105,6 +108,49 @@ static void *grown(void **tab, void **s, size_t head, uint32_t max)
 	return g;
 }
 
+/* Whether slot m holds the head of r's values (the name compared by
+ * pointer where the decoder vouches for it). */
+static int head_hit(struct head_slot *m, const struct etl_out_rec *r)
+{
+	if (!head_values_match(m, r))
+		return 0;
+	if (r->names_gen && m->gen == r->names_gen && m->name_ptr == r->provider_name)
+		return 1;                       /* the same name: no compare */
+	if (m->has_name != (r->provider_name != NULL) ||
+	    (r->provider_name && strcmp(m->name, r->provider_name) != 0))
+		return 0;
+	m->gen = r->names_gen;
+	m->name_ptr = r->provider_name;
+	return 1;
+}
+
+/* The pair of slots values hashing to h may take: the one used last first
+ * (2-way, so that two frequent kinds whose hashes meet do not evict each
+ * other). */
+static void **slot_pair(void *tab, void **s, uint32_t h)
+{
+	return &s[h & *(uint32_t *)tab & ~1u];
+}
+
+/* After a hit on pair[w]: the hit slot first. */
+static void pair_touch(void **pair, int w)
+{
+	if (w) {
+		void *m = pair[1];
+		pair[1] = pair[0];
+		pair[0] = m;
+	}
+}
+
+/* Before a miss is stored: the slot used last moves second, the other one
+ * (evicted, or NULL) first, to be refilled. */
+static void pair_evict(void **pair)
+{
+	pair_touch(pair, 1);
+	if (pair[0])
+		*(int *)pair[0] = 0;            /* used, the first member of a slot */
+}
+
 void etl__memo_head(struct etl_head_memo **tab, struct etl_outbuf *b, const struct etl_out_rec *r,
                     etl_memo_make_fn make, void *ctx)
 {
@@ -114,32 +160,25 @@ void etl__memo_head(struct etl_head_memo **tab, struct etl_outbuf *b, const stru
 		return;
 	}
 	uint32_t h = head_hash(r);
-	struct head_slot *m = t->s[h & t->mask];
-	if (head_values_match(m, r)) {
-		if (r->names_gen && m->gen == r->names_gen && m->name_ptr == r->provider_name) {
-			etl__ob_put(b, m->text, m->text_len);   /* the same name: no compare */
-			return;
-		}
-		if (m->has_name == (r->provider_name != NULL) &&
-		    (!r->provider_name || strcmp(m->name, r->provider_name) == 0)) {
-			m->gen = r->names_gen;
-			m->name_ptr = r->provider_name;
-			etl__ob_put(b, m->text, m->text_len);
+	struct head_slot **pair = (struct head_slot **)slot_pair(t, (void **)t->s, h);
+	for (int w = 0; w < 2; w++) {
+		if (head_hit(pair[w], r)) {
+			etl__ob_put(b, pair[w]->text, pair[w]->text_len);
+			pair_touch((void **)pair, w);
 			return;
 		}
 	}
 	t = grown((void **)tab, (void **)t->s, sizeof *t, HEAD_MAX_SLOTS);
-	struct head_slot **slot = &t->s[h & t->mask];
+	pair = (struct head_slot **)slot_pair(t, (void **)t->s, h);
+	pair_evict((void **)pair);
 	size_t start = b->len;
 	make(ctx, b, r);
 	size_t nl = r->provider_name ? strlen(r->provider_name) : 0;
-	if (*slot)
-		(*slot)->used = 0;
 	if (b->oom || b->len - start > HEAD_TEXT_MAX || nl > HEAD_NAME_MAX)
 		return;
-	if (!*slot && !(*slot = malloc(sizeof **slot)))
+	if (!pair[0] && !(pair[0] = malloc(sizeof *pair[0])))
 		return;
-	m = *slot;
+	struct head_slot *m = pair[0];
 	m->used = 1;
 	m->id = r->event_id;
 	m->version = r->version;
@@ -164,7 +203,7 @@ void etl__memo_head_free(struct etl_head_memo *tab)
 
 /* ---- tail ------------------------------------------------------------- */
 
-#define TAIL_MAX_SLOTS 64u
+#define TAIL_MAX_SLOTS 256u
 #define TAIL_KEYS 7
 #define TAIL_RAW_MAX 256u
 #define TAIL_TEXT_MAX 1024u
@@ -202,11 +241,11 @@ static int tail_match(struct tail_slot *m, const char *k[TAIL_KEYS], uint64_t ge
 	if (!m || !m->used)
 		return 0;
 	if (gen && m->gen == gen) {             /* the same names */
-		while (i < TAIL_KEYS && m->ptr[i] == k[i])
-			i++;
-		if (i == TAIL_KEYS)
+		uintptr_t diff = 0;
+		for (int j = 0; j < TAIL_KEYS; j++)
+			diff |= (uintptr_t)m->ptr[j] ^ (uintptr_t)k[j];
+		if (!diff)
 			return 1;
-		i = 0;
 	}
 	for (; i < TAIL_KEYS; i++)
 		if (m->off[i] == 0xFFFF ? k[i] != NULL : !k[i] || strcmp(m->raw + m->off[i], k[i]) != 0)
@@ -226,26 +265,28 @@ void etl__memo_tail(struct etl_tail_memo **tab, struct etl_outbuf *b, const stru
 		return;
 	}
 	tail_keys(r, k);
-	/* The slot by the event and opcode names, which tell most kinds
+	/* The slots by the event and opcode names, which tell most kinds
 	 * apart. */
 	uint64_t h = ((uint64_t)(uintptr_t)k[6] ^ (uint64_t)(uintptr_t)k[1] * 31u) * 0x9E3779B97F4A7C15ull;
 	h >>= 40;
-	struct tail_slot *m = t->s[h & t->mask];
-	if (tail_match(m, k, r->names_gen)) {
-		etl__ob_put(b, m->text, m->text_len);
-		return;
+	struct tail_slot **pair = (struct tail_slot **)slot_pair(t, (void **)t->s, (uint32_t)h);
+	for (int w = 0; w < 2; w++) {
+		if (tail_match(pair[w], k, r->names_gen)) {
+			etl__ob_put(b, pair[w]->text, pair[w]->text_len);
+			pair_touch((void **)pair, w);
+			return;
+		}
 	}
 	t = grown((void **)tab, (void **)t->s, sizeof *t, TAIL_MAX_SLOTS);
-	struct tail_slot **slot = &t->s[h & t->mask];
+	pair = (struct tail_slot **)slot_pair(t, (void **)t->s, (uint32_t)h);
+	pair_evict((void **)pair);
 	size_t start = b->len;
 	make(ctx, b, r);
-	if (*slot)
-		(*slot)->used = 0;
 	if (b->oom || b->len - start > TAIL_TEXT_MAX)
 		return;
-	if (!*slot && !(*slot = malloc(sizeof **slot)))
+	if (!pair[0] && !(pair[0] = malloc(sizeof *pair[0])))
 		return;
-	m = *slot;
+	struct tail_slot *m = pair[0];
 	m->used = 0;
 	size_t at = 0;
 	for (int i = 0; i < TAIL_KEYS; i++) {

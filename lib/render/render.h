@@ -279,6 +279,10 @@ void etl__out_hex(struct etl_outbuf *b, const uint8_t *p, size_t n);
 /* "{xxxxxxxx-...}" */
 void etl__out_guid(struct etl_outbuf *b, const struct etl_guid *g);
 
+/* An IPv6 address (16 bytes, network order) as glibc's inet_ntop() writes
+ * it ("fe80::1", "::ffff:1.2.3.4"). */
+void etl__out_ipv6(struct etl_outbuf *b, const uint8_t a[16]);
+
 /* The text etl__out_value() writes for an integer shown in hex ("0x" and
  * lower-case digits, at most ETL_OUT_HEX_INT_MAX bytes) at o; returns its
  * length, or 0 (nothing written) when p is not such an integer. */
