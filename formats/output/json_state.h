@@ -35,11 +35,6 @@ struct json_priv {
 	struct etl_time_memo time;
 };
 
-/* etl_guid_equal() inline (a GUID is 16 bytes, no padding). */
-static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
-{
-	return memcmp(a, b, sizeof *a) == 0;
-}
 _Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
 static inline void key(struct etl_outbuf *b, int *first, const char *k)

@@ -14,7 +14,7 @@
  * as the last event's. */
 static void provider_guid(struct json_priv *j, struct etl_outbuf *b, const struct etl_guid *g)
 {
-	if (!j->have_prov || !guid_eq(&j->prov, g)) {
+	if (!j->have_prov || !etl__guid_same(&j->prov, g)) {
 		j->prov_text[0] = '"';
 		j->prov_text[1] = '{';
 		etl__fmt_guid(j->prov_text + 2, g);

@@ -47,11 +47,6 @@ struct etl_head_memo {
 	struct head_slot *s[];
 };
 
-static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
-{
-	return memcmp(a, b, sizeof *a) == 0;
-}
-
 static uint32_t head_hash(const struct etl_out_rec *r)
 {
 	uint32_t h = r->provider.data1 ^ (uint32_t)r->event_id * 2654435761u ^
@@ -68,7 +63,7 @@ static int head_values_match(const struct head_slot *m, const struct etl_out_rec
 {
 	return m && m->used && m->id == r->event_id && m->version == r->version && m->level == r->level &&
 	       m->opcode == r->opcode && m->task == r->task && m->keywords == r->keywords &&
-	       guid_eq(&m->prov, &r->provider);
+	       etl__guid_same(&m->prov, &r->provider);
 }
 
 /* A table of n slots (zeroed), or NULL. */
