@@ -14,14 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/common/guid.h"
 #include "lib/decode/decode_internal.h"
 #include "lib/decode/manifest_internal.h"
 
-/* etl_guid_equal() inline (a GUID is 16 bytes, no padding). */
-static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
-{
-	return memcmp(a, b, sizeof *a) == 0;
-}
 _Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
 static const char MF_SET_KEY[] = "M\001manifest-set";
@@ -208,7 +204,7 @@ const struct mf_event *etl__mf_find_event(struct mf_set *s, const struct etl_eve
 	const struct etl_guid *g = &ev->provider;
 	uint32_t h = g->data1 ^ (uint32_t)g->data2 << 7 ^ (uint32_t)ev->id * 2654435761u ^ ev->version;
 	struct mf_memo *m = &s->memo[(h ^ h >> 16) % MF_MEMO_SIZE];
-	if (!(m->used && m->id == ev->id && m->version == ev->version && guid_eq(&m->guid, g))) {
+	if (!(m->used && m->id == ev->id && m->version == ev->version && etl__guid_same(&m->guid, g))) {
 		m->e = find_event(s, ev, &m->prov_known);
 		m->guid = *g;
 		m->id = ev->id;

@@ -48,16 +48,12 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "lib/common/guid.h"
 #include "etl_compress.h"
 #include "lib/decode/decode_internal.h"
 #include "lib/common/cursor.h"
 #include "lib/decode/mof_classes.h"
 
-/* etl_guid_equal() inline (a GUID is 16 bytes, no padding). */
-static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
-{
-	return memcmp(a, b, sizeof *a) == 0;
-}
 _Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
 int etl__mof_kind_ok(int kind)
@@ -142,7 +138,7 @@ static const struct mof_class *mof_find(const struct etl_event *ev, const char *
 	uint32_t h = (g->data1 ^ g->data2 ^ (uint32_t)ev->opcode * 31u ^ (uint32_t)ev->version * 131u);
 	struct mof_memo *m = &mof_memo[(h ^ h >> 7) % MOF_MEMO_SIZE];
 	const char *name;
-	if (!(m->used && m->opcode == ev->opcode && m->version == ev->version && guid_eq(&m->guid, g))) {
+	if (!(m->used && m->opcode == ev->opcode && m->version == ev->version && etl__guid_same(&m->guid, g))) {
 		m->c = mof_scan(ev, &name);
 		m->opname = name;
 		m->onepass = m->c && onepass_ok(m->c);

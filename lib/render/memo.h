@@ -27,6 +27,7 @@
 #endif
 
 #include <string.h>
+#include "lib/common/guid.h"
 #include "lib/render/render.h"
 
 /* Makes the text of r's part into b (the part a memo keeps). */
@@ -105,13 +106,5 @@ struct etl_time_memo {
 /* etl__fmt_filetime(out, ft) (room for ETL_FMT_TIME_MAX bytes), the text
  * up to the seconds from m when the second is the last one's. */
 size_t etl__memo_time(struct etl_time_memo *m, char *out, int64_t ft);
-
-/* Two GUIDs are the same (etl_guid_equal() inline: a GUID is 16 bytes,
- * no padding), for the memos' keys and the renderers that key on a
- * provider. */
-static inline int etl__guid_same(const struct etl_guid *a, const struct etl_guid *b)
-{
-	return memcmp(a, b, sizeof *a) == 0;
-}
 
 #endif /* ETL_RENDER_MEMO_H */

@@ -32,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/common/guid.h"
 #include "formats/hdr/hdr.h"
 #include "lib/trace/trace_seam.h"
 
@@ -60,7 +61,7 @@ static unsigned guid_bucket(const struct etl_guid *g)
 static struct replay_provider *find(struct replay_provider *e, const struct etl_guid *g)
 {
 	for (; e; e = e->next)
-		if (memcmp(&e->guid, g, sizeof *g) == 0)
+		if (etl__guid_same(&e->guid, g))
 			return e;
 	return NULL;
 }
@@ -72,7 +73,7 @@ static etl_provider *replay_provider(const struct etl_guid *g)
 	/* Events come in runs of one provider: the last one found first. */
 	static _Thread_local struct replay_provider *t_last;
 	struct replay_provider *e = t_last;
-	if (e && memcmp(&e->guid, g, sizeof *g) == 0)
+	if (e && etl__guid_same(&e->guid, g))
 		return &e->prov;
 	_Atomic(struct replay_provider *) *head = &g_table[guid_bucket(g)];
 	e = find(atomic_load_explicit(head, memory_order_acquire), g);
