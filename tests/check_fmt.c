@@ -18,6 +18,7 @@
 #include "etl.h"
 #include "lib/common/fmt.h"
 #include "formats/output/out.h"
+#include "testutil.h"
 
 /* xorshift64*: a fixed sequence, so failures reproduce. */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -294,24 +295,8 @@ START_TEST(test_json_strings_edges)
 	};
 	static const char *const seqs[] = { "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
 	                                    "\xED\xA0\x80", "\xEF\xBF\xBF" };
+	tu_escape_sweep(specials, sizeof specials, seqs, sizeof seqs / sizeof seqs[0], 48, check_json);
 	char buf[80];
-	for (size_t n = 0; n <= 48; n++) {
-		memset(buf, 'x', sizeof buf);
-		check_json(buf, n);
-		for (size_t at = 0; at < n; at++) {
-			for (size_t k = 0; k < sizeof specials; k++) {
-				memset(buf, 'x', sizeof buf);
-				buf[at] = (char)specials[k];
-				check_json(buf, n);
-			}
-			for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
-				memset(buf, 'y', sizeof buf);
-				size_t l = strlen(seqs[k]);
-				memcpy(buf + at, seqs[k], l);
-				check_json(buf, n);             /* possibly cut at n */
-			}
-		}
-	}
 	/* All plain, and all escapes, at every length up to 3 blocks. */
 	for (size_t n = 0; n <= 48; n++) {
 		memset(buf, '\n', sizeof buf);

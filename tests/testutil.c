@@ -868,3 +868,29 @@ int tu_run_tool(char *const argv[], const char *out_path, const char *err_path)
 		ck_assert_msg(errno == EINTR, "waitpid: %s", strerror(errno));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1 - WTERMSIG(st);
 }
+
+/* ---- escaping ----------------------------------------------------- */
+
+void tu_escape_sweep(const unsigned char *specials, size_t n_specials, const char *const *seqs,
+                     size_t n_seqs, size_t max_len, void (*check)(const char *s, size_t n))
+{
+	char buf[80];
+	ck_assert(max_len < sizeof buf);
+	for (size_t n = 0; n <= max_len; n++) {
+		memset(buf, 'x', sizeof buf);
+		check(buf, n);
+		for (size_t at = 0; at < n; at++) {
+			for (size_t k = 0; k < n_specials; k++) {
+				memset(buf, 'x', sizeof buf);
+				buf[at] = (char)specials[k];
+				check(buf, n);
+			}
+			for (size_t k = 0; k < n_seqs; k++) {
+				size_t l = strlen(seqs[k]);
+				memset(buf, 'y', sizeof buf);
+				memcpy(buf + at, seqs[k], l < sizeof buf - at ? l : sizeof buf - at);
+				check(buf, n);              /* possibly cut at n */
+			}
+		}
+	}
+}

@@ -298,4 +298,14 @@ void tu_hexdump(const char *title, const uint8_t *p, size_t n, uint64_t base);
  *  are compared byte for byte. */
 const char *tu_ev_diff(const struct etl_event *a, const struct etl_event *b, int full);
 
+/* ---- escaping ----------------------------------------------------- */
+
+/*! tu_escape_sweep() : calls check(s, n) on the strings an escaper's block
+ *  loop is tried with: every length 0..max_len of a plain string ('x'),
+ *  then of the same with each byte of specials at every position, and with
+ *  each UTF-8 sequence of seqs at every position (cut by the end where it
+ *  does not fit). max_len < 80. */
+void tu_escape_sweep(const unsigned char *specials, size_t n_specials, const char *const *seqs,
+                     size_t n_seqs, size_t max_len, void (*check)(const char *s, size_t n));
+
 #endif /* TESTUTIL_H */
