@@ -326,8 +326,8 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 	if (p->kind == ETL_VAL_ARRAY && count && base <= XML_PREFIX_MAX) {
 		/* Scalar elements: the name, then the index and its bracket
 		 * copied in blocks of 16 bytes (the room is there), the
-		 * value; characters of the first element's type that need no
-		 * escaping (char arrays: one per character) at once. */
+		 * value; ASCII characters of the first element's type (char
+		 * arrays: one per character) at once. */
 		char pre[XML_PREFIX_MAX + 16];
 		memset(pre, 0, sizeof pre);
 		if (base)
@@ -341,7 +341,7 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			const struct etl_prop *c = &e[k];
 			if (c->kind == ETL_VAL_STRUCT || c->kind == ETL_VAL_ARRAY)
 				break;
-			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2 + 9);
+			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2 + 14);
 			if (!o)
 				return;
 			for (size_t at = 0; at <= base; at += 16)
@@ -353,10 +353,15 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			o[-1] = '"';
 			index_next(idx, &il);
 			uint64_t ch = c->v.u & mask;
-			if (mask && etl__out_type_key(c) == key && ch < 0x80 && xml_plain_char[ch]) {
-				memcpy(o, ">?</Data>", 9);
-				o[1] = (char)ch;
-				b->len += nl + 9;
+			if (mask && etl__out_type_key(c) == key && ch < 0x80) {
+				o[0] = '>';
+				size_t n = 1;
+				if (xml_plain_char[ch])
+					o[1] = (char)ch;
+				else
+					n = etl__out_xml_char(o + 1, (unsigned char)ch);
+				memcpy(o + 1 + n, "</Data>", 7);
+				b->len += nl + n + 8;
 				continue;
 			}
 			b->len += nl;

@@ -73,6 +73,16 @@ static size_t escape_at(char *o, const unsigned char *p, size_t n, int attr, siz
 	return len;
 }
 
+size_t etl__out_xml_char(char *o, unsigned char c)
+{
+	size_t used;
+	if (plain_byte(c, 0)) {
+		o[0] = (char)c;
+		return 1;
+	}
+	return escape_at(o, &c, 1, 0, &used);
+}
+
 /* The byte loop: input p[*i .. lim) (a sequence may run on to n), output
  * at o. Returns the new output position. */
 static char *escape_bytes(char *o, const unsigned char *p, size_t *i, size_t lim, size_t n, int attr)
