@@ -65,6 +65,7 @@ struct xml_priv {
 	struct etl_tail_memo *tail;
 	struct etl_name_memo *names; /* property names, attribute-escaped     */
 	struct etl_time_memo time;
+	struct etl_guid_memo event_guid;   /* ExtendedTracingInfo's           */
 };
 
 static int xml_open(struct etl_render *o)
@@ -257,10 +258,10 @@ static inline __attribute__((always_inline)) int data_int(struct etl_outbuf *b, 
 	return 1;
 }
 
-static void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct etl_prop *p)
+/* data_value() for the values data_int() leaves. */
+static __attribute__((noinline)) void data_other(struct xml_priv *x, struct etl_outbuf *b,
+                                                 const struct etl_prop *p)
 {
-	if (data_int(b, p))
-		return;
 	etl__ob_putc(b, '>');
 	size_t start = b->len;
 	if (!etl__out_value_needs_escape(p))
@@ -273,6 +274,12 @@ static void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct et
 	} else {
 		ETL_OB_LIT(b, "</Data>");
 	}
+}
+
+static inline void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct etl_prop *p)
+{
+	if (!data_int(b, p))
+		data_other(x, b, p);
 }
 
 /* 1 for the characters below U+0080 that element content holds as they
@@ -365,8 +372,7 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 				continue;
 			}
 			b->len += nl;
-			if (!data_int(b, c))
-				data_value(x, b, c);
+			data_value(x, b, c);
 		}
 	}
 	for (; k < count; k++) {
@@ -537,14 +543,15 @@ static void rendering_part(struct xml_priv *x, struct etl_outbuf *b, const struc
 
 /* tracerpt's ExtendedTracingInfo (doc/decoding.md §6.3): the event class GUID
  * of a classic or kernel record, and an instance header's ids. */
-static void ext_tracing_part(struct etl_outbuf *b, const struct etl_out_rec *r)
+static void ext_tracing_part(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r)
 {
 	char *o = etl__ob_room(b, XML_PART_MAX);
 	if (!o)
 		return;
 	char *q = o;
 	PUTL(q, "<ExtendedTracingInfo xmlns=\"" NS_TRACE "\"><EventGuid>");
-	q = put_guid(q, &r->event_guid);
+	etl__memo_guid(&x->event_guid, q, &r->event_guid);
+	q += ETL_FMT_GUID_LEN + 2;
 	PUTL(q, "</EventGuid>");
 	if (r->has_instance) {
 		PUTL(q, "<InstanceID>");
@@ -582,7 +589,7 @@ static int xml_event(struct etl_render *o, const struct etl_out_rec *r)
 	if (r->has_rendering)
 		rendering_part(x, b, r);
 	if (r->has_ext_tracing)
-		ext_tracing_part(b, r);
+		ext_tracing_part(x, b, r);
 	ETL_OB_LIT(b, "</Event>\n");
 	return etl__render_flush(o);
 }
