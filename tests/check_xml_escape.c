@@ -4,7 +4,8 @@
  * xmlTextWriter makes of the same text once etl__out_clean() has cleaned
  * it, which is how the renderer wrote XML before it wrote the text itself:
  * element content and attribute values, both loops (SSE2 where built, and
- * the portable one), every class of byte at every position of strings
+ * the portable one), single ASCII characters (etl__out_xml_char), every
+ * class of byte at every position of strings
  * around the 16-byte blocks, UTF-8 sequences cut or straddling a block,
  * and many pseudo-random strings, short and long.
  */
@@ -155,6 +156,22 @@ START_TEST(test_xml_escape_random)
 }
 END_TEST
 
+/* One ASCII character (the XML renderer's char arrays) as content. */
+START_TEST(test_xml_char)
+{
+	for (unsigned c = 0; c < 0x80; c++) {
+		char ch = (char)c, o[8];
+		struct etl_outbuf want;
+		memset(&want, 0, sizeof want);
+		etl__out_xml_text(&want, &ch, 1);
+		size_t n = etl__out_xml_char(o, (unsigned char)c);
+		ck_assert_uint_eq(n, want.len);
+		ck_assert_int_eq(memcmp(o, want.p, n), 0);
+		etl__ob_free(&want);
+	}
+}
+END_TEST
+
 static Suite *xml_escape_suite(void)
 {
 	Suite *s = suite_create("xml_escape");
@@ -162,6 +179,7 @@ static Suite *xml_escape_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_xml_escape_edges);
 	tcase_add_test(tc, test_xml_escape_random);
+	tcase_add_test(tc, test_xml_char);
 	suite_add_tcase(s, tc);
 	return s;
 }

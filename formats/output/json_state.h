@@ -20,11 +20,8 @@ struct json_priv {
 	int lines;                   /* jsonl                                 */
 	uint64_t events;             /* events written after the header       */
 	struct etl_outbuf val;
-	/* The provider GUID of the last event and its text ("{...}" with the
-	 * quotes): consecutive events mostly share their provider. */
-	int have_prov;
-	struct etl_guid prov;
-	char prov_text[ETL_FMT_GUID_LEN + 4];
+	/* The provider GUID of the last event and its text. */
+	struct etl_guid_memo prov;
 	/* Text already made (lib/render/memo.h): the System part up to
 	 * "TimeCreated", the RenderingInfo part after the message, property
 	 * names as object keys ("name": escaped, without the comma), the
@@ -34,8 +31,6 @@ struct json_priv {
 	struct etl_name_memo *keys;
 	struct etl_time_memo time;
 };
-
-_Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
 static inline void key(struct etl_outbuf *b, int *first, const char *k)
 {

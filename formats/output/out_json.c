@@ -308,13 +308,17 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 	return k;
 }
 
-/* Writes the run of elements e[0 .. n) that are hex integers of the type
- * of e[0] (pointers, stacks: thousands per event in some traces), each as
- * ,"0x..." (no comma before the array's first element, at_start), in room
- * reserved per block; returns how many. */
-static uint32_t hex_ints(struct etl_outbuf *b, const struct etl_prop *e, uint32_t n, int at_start)
+/* Writes the run of elements e[0 .. n) that are unsigned integers of the
+ * type of e[0] shown in hex (pointers, stacks: thousands per event in some
+ * traces), each as ,"0x...", or in plain decimal below 2^53 (offsets,
+ * sizes), each as ,N (no comma before the array's first element,
+ * at_start), in room reserved per block; returns how many. */
+static uint32_t int_run(struct etl_outbuf *b, const struct etl_prop *e, uint32_t n, int at_start)
 {
-	if (n == 0 || e->kind != ETL_VAL_UINT || !etl__out_is_hex_type(e))
+	if (n == 0 || e->kind != ETL_VAL_UINT)
+		return 0;
+	const int hex = etl__out_is_hex_type(e);
+	if (!hex && !plain_decimal(e))
 		return 0;
 	const uint64_t key = type_key(e);
 	size_t comma = !at_start;
@@ -328,14 +332,18 @@ static uint32_t hex_ints(struct etl_outbuf *b, const struct etl_prop *e, uint32_
 		uint32_t end = k + block;
 		for (; k < end; k++) {
 			const struct etl_prop *p = &e[k];
-			if (type_key(p) != key)
+			if (type_key(p) != key || (!hex && p->v.u >= (uint64_t)JSON_SAFE_INT))
 				break;
 			q[0] = ',';
 			q += comma;                 /* none before the first element */
 			comma = 1;
-			*q++ = '"';
-			q += etl__out_hex_int(q, p);
-			*q++ = '"';
+			if (hex) {
+				*q++ = '"';
+				q += etl__out_hex_int(q, p);
+				*q++ = '"';
+			} else {
+				q += etl__fmt_u64(q, p->v.u);
+			}
 		}
 		b->len += (size_t)(q - o);
 		if (k < end)
@@ -351,7 +359,7 @@ static void array(struct json_priv *j, struct etl_outbuf *b, const struct etl_ou
                   uint32_t first, uint32_t count, unsigned depth)
 {
 	etl__ob_putc(b, '[');
-	uint32_t start = count ? hex_ints(b, &r->props[first], count, 1) : 0;
+	uint32_t start = count ? int_run(b, &r->props[first], count, 1) : 0;
 	if (start) {
 		/* the elements after the run, if any, go on below */
 		if (start >= count || b->oom) {

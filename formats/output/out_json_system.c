@@ -14,16 +14,13 @@
  * as the last event's. */
 static void provider_guid(struct json_priv *j, struct etl_outbuf *b, const struct etl_guid *g)
 {
-	if (!j->have_prov || !etl__guid_same(&j->prov, g)) {
-		j->prov_text[0] = '"';
-		j->prov_text[1] = '{';
-		etl__fmt_guid(j->prov_text + 2, g);
-		j->prov_text[ETL_FMT_GUID_LEN + 2] = '}';
-		j->prov_text[ETL_FMT_GUID_LEN + 3] = '"';
-		j->prov = *g;
-		j->have_prov = 1;
-	}
-	etl__ob_put(b, j->prov_text, sizeof j->prov_text);
+	char *o = etl__ob_room(b, ETL_FMT_GUID_LEN + 4);
+	if (!o)
+		return;
+	o[0] = '"';
+	etl__memo_guid(&j->prov, o + 1, g);
+	o[ETL_FMT_GUID_LEN + 3] = '"';
+	b->len += ETL_FMT_GUID_LEN + 4;
 }
 
 /* The System text up to "TimeCreated": (the memo's head). */

@@ -65,6 +65,7 @@ struct xml_priv {
 	struct etl_tail_memo *tail;
 	struct etl_name_memo *names; /* property names, attribute-escaped     */
 	struct etl_time_memo time;
+	struct etl_guid_memo event_guid;   /* ExtendedTracingInfo's           */
 };
 
 static int xml_open(struct etl_render *o)
@@ -257,10 +258,10 @@ static inline __attribute__((always_inline)) int data_int(struct etl_outbuf *b, 
 	return 1;
 }
 
-static void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct etl_prop *p)
+/* data_value() for the values data_int() leaves. */
+static __attribute__((noinline)) void data_other(struct xml_priv *x, struct etl_outbuf *b,
+                                                 const struct etl_prop *p)
 {
-	if (data_int(b, p))
-		return;
 	etl__ob_putc(b, '>');
 	size_t start = b->len;
 	if (!etl__out_value_needs_escape(p))
@@ -273,6 +274,12 @@ static void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct et
 	} else {
 		ETL_OB_LIT(b, "</Data>");
 	}
+}
+
+static inline void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct etl_prop *p)
+{
+	if (!data_int(b, p))
+		data_other(x, b, p);
 }
 
 /* 1 for the characters below U+0080 that element content holds as they
@@ -326,8 +333,8 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 	if (p->kind == ETL_VAL_ARRAY && count && base <= XML_PREFIX_MAX) {
 		/* Scalar elements: the name, then the index and its bracket
 		 * copied in blocks of 16 bytes (the room is there), the
-		 * value; characters of the first element's type that need no
-		 * escaping (char arrays: one per character) at once. */
+		 * value; ASCII characters of the first element's type (char
+		 * arrays: one per character) at once. */
 		char pre[XML_PREFIX_MAX + 16];
 		memset(pre, 0, sizeof pre);
 		if (base)
@@ -341,7 +348,7 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			const struct etl_prop *c = &e[k];
 			if (c->kind == ETL_VAL_STRUCT || c->kind == ETL_VAL_ARRAY)
 				break;
-			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2 + 9);
+			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2 + 14);
 			if (!o)
 				return;
 			for (size_t at = 0; at <= base; at += 16)
@@ -353,15 +360,19 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			o[-1] = '"';
 			index_next(idx, &il);
 			uint64_t ch = c->v.u & mask;
-			if (mask && etl__out_type_key(c) == key && ch < 0x80 && xml_plain_char[ch]) {
-				memcpy(o, ">?</Data>", 9);
-				o[1] = (char)ch;
-				b->len += nl + 9;
+			if (mask && etl__out_type_key(c) == key && ch < 0x80) {
+				o[0] = '>';
+				size_t n = 1;
+				if (xml_plain_char[ch])
+					o[1] = (char)ch;
+				else
+					n = etl__out_xml_char(o + 1, (unsigned char)ch);
+				memcpy(o + 1 + n, "</Data>", 7);
+				b->len += nl + n + 8;
 				continue;
 			}
 			b->len += nl;
-			if (!data_int(b, c))
-				data_value(x, b, c);
+			data_value(x, b, c);
 		}
 	}
 	for (; k < count; k++) {
@@ -532,14 +543,15 @@ static void rendering_part(struct xml_priv *x, struct etl_outbuf *b, const struc
 
 /* tracerpt's ExtendedTracingInfo (doc/decoding.md §6.3): the event class GUID
  * of a classic or kernel record, and an instance header's ids. */
-static void ext_tracing_part(struct etl_outbuf *b, const struct etl_out_rec *r)
+static void ext_tracing_part(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r)
 {
 	char *o = etl__ob_room(b, XML_PART_MAX);
 	if (!o)
 		return;
 	char *q = o;
 	PUTL(q, "<ExtendedTracingInfo xmlns=\"" NS_TRACE "\"><EventGuid>");
-	q = put_guid(q, &r->event_guid);
+	etl__memo_guid(&x->event_guid, q, &r->event_guid);
+	q += ETL_FMT_GUID_LEN + 2;
 	PUTL(q, "</EventGuid>");
 	if (r->has_instance) {
 		PUTL(q, "<InstanceID>");
@@ -577,7 +589,7 @@ static int xml_event(struct etl_render *o, const struct etl_out_rec *r)
 	if (r->has_rendering)
 		rendering_part(x, b, r);
 	if (r->has_ext_tracing)
-		ext_tracing_part(b, r);
+		ext_tracing_part(x, b, r);
 	ETL_OB_LIT(b, "</Event>\n");
 	return etl__render_flush(o);
 }

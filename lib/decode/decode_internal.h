@@ -74,6 +74,53 @@ static inline void etl__dec_put_scalar(etl_decoder *d, uint32_t idx, const char 
 	o->payload_offset = payload_offset;
 }
 
+/* n integer elements of sz bytes each at b (all there), as copies of tmpl
+ * (kind, types, name, parent; value union and children zero) with their
+ * value and offset (pos + i * sz): the properties etl__dec_put_scalar()
+ * would store, INT values sign-extended, BOOL ones 0 or 1. Inline with sz
+ * and kind constant at each use (etl__dec_fill_ints()), so that an array
+ * of thousands (stacks, char arrays) takes one loop without a branch per
+ * element. */
+static inline __attribute__((always_inline)) void etl__dec_fill_ints_k(struct etl_prop *props,
+                                                                       const struct etl_prop *tmpl,
+                                                                       const uint8_t *b, uint32_t n,
+                                                                       uint32_t pos, unsigned sz, int kind)
+{
+	const struct etl_prop t = *tmpl;
+	for (uint32_t i = 0; i < n; i++, b += sz) {
+		uint64_t u = etl_le_uint(b, sz);
+		if (kind == ETL_VAL_INT)
+			u = etl_sign_extend(u, sz);
+		else if (kind == ETL_VAL_BOOL)
+			u = u != 0;
+		props[i] = t;           /* assigned whole: reserved raw */
+		props[i].v.u = u;
+		props[i].payload_offset = pos + i * sz;
+	}
+}
+
+static inline void etl__dec_fill_ints_sz(struct etl_prop *props, const struct etl_prop *tmpl, const uint8_t *b,
+                                         uint32_t n, uint32_t pos, unsigned sz)
+{
+	if (tmpl->kind == ETL_VAL_INT)
+		etl__dec_fill_ints_k(props, tmpl, b, n, pos, sz, ETL_VAL_INT);
+	else if (tmpl->kind == ETL_VAL_BOOL)
+		etl__dec_fill_ints_k(props, tmpl, b, n, pos, sz, ETL_VAL_BOOL);
+	else
+		etl__dec_fill_ints_k(props, tmpl, b, n, pos, sz, ETL_VAL_UINT);
+}
+
+static inline void etl__dec_fill_ints(struct etl_prop *props, const struct etl_prop *tmpl, const uint8_t *b,
+                                      uint32_t n, uint32_t pos, unsigned sz)
+{
+	switch (sz) {
+	case 1: etl__dec_fill_ints_sz(props, tmpl, b, n, pos, 1); break;
+	case 2: etl__dec_fill_ints_sz(props, tmpl, b, n, pos, 2); break;
+	case 4: etl__dec_fill_ints_sz(props, tmpl, b, n, pos, 4); break;
+	default: etl__dec_fill_ints_sz(props, tmpl, b, n, pos, 8); break;
+	}
+}
+
 /* Stores at idx the bytes a schema did not describe, from the cursor to
  * the end of the payload, as one binary property "ExtraData" (so that
  * nothing is dropped silently). The other members keep their reserved

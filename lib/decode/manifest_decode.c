@@ -449,6 +449,27 @@ static inline int dec_fast(struct mdec *x, const struct mf_field *fi, uint32_t i
 	return ETL_OK;
 }
 
+/* n elements of the integer field fi (fi->fast) into props[fc ..] at once,
+ * as dec_fast() decodes each, when their bytes are all in the payload:
+ * 1, or 0 (nothing done) when they are not. */
+static int fill_fast(struct mdec *x, const struct mf_field *fi, uint32_t fc, uint32_t n, uint32_t parent)
+{
+	struct etl_cur *c = &x->c;
+	unsigned sz = fi->fast_size ? fi->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+	if (c->err || n > (c->len - c->pos) / sz)
+		return 0;
+	struct etl_prop tmpl;
+	memset(&tmpl, 0, sizeof tmpl);
+	tmpl.name = fi->name;
+	tmpl.kind = fi->fast_kind;
+	tmpl.in_type = fi->in_type;
+	tmpl.out_type = fi->out_type;
+	tmpl.parent = parent;
+	etl__dec_fill_ints(etl__dec_prop(x->d, fc), &tmpl, c->p + c->pos, n, (uint32_t)c->pos, sz);
+	c->pos += (size_t)n * sz;
+	return 1;
+}
+
 static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32_t first, uint32_t parent,
                       uint64_t *vals)
 {
@@ -506,6 +527,8 @@ static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32
 		ap->n_children = (uint32_t)cnt;
 		ap->payload_offset = (uint32_t)x->c.pos;
 		vals[i] = 0;
+		if (fi->fast && !fi->map && cnt && fill_fast(x, fi, fc, (uint32_t)cnt, idx))
+			continue;               /* integers, all there */
 		for (uint64_t k = 0; k < cnt; k++) {
 			uint64_t dummy;
 			if (fi->fast && !fi->map)
@@ -613,12 +636,7 @@ static int extend_last_array(struct mdec *x, const struct mf_template *t, uint32
 	else if (fc != ap->first_child + ap->n_children)
 		return etl__dec_fail(x->d, ETL_E_BAD_VALUE, "array \"%s\" cannot grow", f->name);
 	ap->n_children += more;
-	for (uint32_t k = 0; k < more; k++) {
-		uint64_t dummy;
-		int rc = dec_fast(x, f, fc + k, idx, &dummy);
-		if (rc != ETL_OK)
-			return rc;
-	}
+	fill_fast(x, f, fc, more, idx);         /* left % sz == 0: all there */
 	return ETL_OK;
 }
 

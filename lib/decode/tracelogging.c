@@ -285,41 +285,6 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 /* Elements of an array of integers whose n * sz bytes are all in the
  * payload: the properties decode_value() gives, without its dispatch per
  * element (a character array holds one property per character). */
-/* n elements of sz bytes at b, copies of tmpl with their value and
- * offset. Inline with a constant sz at each call, so that every element
- * size gets its own loop without a branch per element. */
-static inline __attribute__((always_inline)) void fill_int_elems_kind(struct etl_prop *props,
-                                                                      const struct etl_prop *tmpl,
-                                                                      const uint8_t *b, uint32_t n,
-                                                                      uint32_t pos, unsigned sz, int kind)
-{
-	const struct etl_prop t = *tmpl;
-	for (uint32_t i = 0; i < n; i++, b += sz) {
-		uint64_t u = sz == 1 ? b[0] : sz == 2 ? etl_le16(b) : sz == 4 ? etl_le32(b) : etl_le64(b);
-		if (kind == ETL_VAL_INT)            /* as set_int() sign-extends */
-			u = (uint64_t)(sz == 1 ? (int8_t)u : sz == 2 ? (int16_t)u : sz == 4 ? (int32_t)u : (int64_t)u);
-		else if (kind == ETL_VAL_BOOL)
-			u = u != 0;
-		/* Assigned whole: the slots came from etl__dec_reserve_raw(). */
-		props[i] = t;
-		props[i].v.u = u;
-		props[i].payload_offset = pos + i * sz;
-	}
-}
-
-/* The loop above with the element's kind constant too (it does not depend
- * on the value), so that no element tests it. */
-static inline void fill_int_elems(struct etl_prop *props, const struct etl_prop *tmpl,
-                                  const uint8_t *b, uint32_t n, uint32_t pos, unsigned sz)
-{
-	if (tmpl->kind == ETL_VAL_INT)
-		fill_int_elems_kind(props, tmpl, b, n, pos, sz, ETL_VAL_INT);
-	else if (tmpl->kind == ETL_VAL_BOOL)
-		fill_int_elems_kind(props, tmpl, b, n, pos, sz, ETL_VAL_BOOL);
-	else
-		fill_int_elems_kind(props, tmpl, b, n, pos, sz, ETL_VAL_UINT);
-}
-
 static void decode_int_elems(struct tl_dec *x, const struct tl_field *f, unsigned sz,
                              uint32_t base, uint32_t n, uint32_t parent)
 {
@@ -331,14 +296,7 @@ static void decode_int_elems(struct tl_dec *x, const struct tl_field *f, unsigne
 		.name = f->name, .in_type = f->in_type, .out_type = f->out_type, .parent = parent,
 	};
 	set_int(&tmpl, f, sz, 0);
-	const uint8_t *b = etl_cur_ptr(c);
-	uint32_t pos = (uint32_t)c->pos;
-	switch (sz) {
-	case 1: fill_int_elems(props, &tmpl, b, n, pos, 1); break;
-	case 2: fill_int_elems(props, &tmpl, b, n, pos, 2); break;
-	case 4: fill_int_elems(props, &tmpl, b, n, pos, 4); break;
-	default: fill_int_elems(props, &tmpl, b, n, pos, 8); break;
-	}
+	etl__dec_fill_ints(props, &tmpl, etl_cur_ptr(c), n, (uint32_t)c->pos, sz);
 	c->pos += (size_t)n * sz;               /* the caller checked n * sz fits */
 }
 

@@ -73,6 +73,16 @@ static size_t escape_at(char *o, const unsigned char *p, size_t n, int attr, siz
 	return len;
 }
 
+size_t etl__out_xml_char(char *o, unsigned char c)
+{
+	size_t used;
+	if (plain_byte(c, 0)) {
+		o[0] = (char)c;
+		return 1;
+	}
+	return escape_at(o, &c, 1, 0, &used);
+}
+
 /* The byte loop: input p[*i .. lim) (a sequence may run on to n), output
  * at o. Returns the new output position. */
 static char *escape_bytes(char *o, const unsigned char *p, size_t *i, size_t lim, size_t n, int attr)
@@ -112,18 +122,31 @@ static inline unsigned bad16(__m128i x, int attr)
 }
 
 /* escape_bytes() 16 bytes per step: each block is stored whole (XML_SLACK
- * bytes of room to spare) and kept as far as its bytes are plain; the
- * tail shorter than a block goes through the byte loop. */
+ * bytes of room to spare) and kept as far as its bytes are plain. A
+ * sequence may run past lim (up to n), which ends the run. */
 static char *escape_run(char *o, const unsigned char *p, size_t *i, size_t lim, size_t n, int attr)
 {
 	size_t k = *i;
-	while (lim - k >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
-		unsigned m = bad16(x, attr);
+	while (k < lim) {
+		size_t left = lim - k;
+		__m128i x;
+		unsigned m;
+		if (left >= 16) {
+			x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
+			m = bad16(x, attr);
+		} else {
+			/* the last partial block, from a zeroed copy whose bytes
+			 * past the end are masked off */
+			unsigned char t[16] = { 0 };
+			memcpy(t, p + k, left);
+			x = _mm_loadu_si128((const __m128i *)(const void *)t);
+			m = bad16(x, attr) & ((1u << left) - 1);
+		}
 		_mm_storeu_si128((__m128i *)(void *)o, x);
 		if (!m) {
-			k += 16;
-			o += 16;
+			size_t step = left < 16 ? left : 16;
+			k += step;
+			o += step;
 			continue;
 		}
 		size_t plain = (size_t)__builtin_ctz(m);
@@ -132,12 +155,8 @@ static char *escape_run(char *o, const unsigned char *p, size_t *i, size_t lim, 
 		size_t used;
 		o += escape_at(o, p + k, n - k, attr, &used);
 		k += used;
-		if (k > lim)            /* a sequence ran past the block */
-			break;
 	}
 	*i = k;
-	if (k < lim)
-		o = escape_bytes(o, p, i, lim, n, attr);
 	return o;
 }
 #else

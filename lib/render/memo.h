@@ -11,7 +11,8 @@
  *   tail   the RenderingInfo text after the message, by its seven names;
  *   names  a property name's escaped text, by the name's pointer;
  *   time   a FILETIME's text, its part up to the seconds kept while the
- *          second stays the same.
+ *          second stays the same;
+ *   guid   the text of the last GUID.
  *
  * Names are compared by content, or by pointer alone where the decoder
  * vouches for them (a record's names_gen, see lib/render/render.h). The
@@ -93,6 +94,30 @@ static inline struct etl_name_entry *etl__memo_name_find(struct etl_name_memo *t
  * in *tab (allocated, or grown when it misses often). */
 void etl__memo_name_keep(struct etl_name_memo **tab, const char *name, size_t n, uint64_t gen,
                          const char *text, size_t len);
+
+/* ---- a GUID ------------------------------------------------------------- */
+
+/* The text of the last GUID written ("{...}" with its braces): consecutive
+ * events mostly share their provider and event class. */
+struct etl_guid_memo {
+	int have;
+	struct etl_guid g;
+	char text[ETL_FMT_GUID_LEN + 2];
+};
+
+/* "{xxxxxxxx-...}" for g at out (ETL_FMT_GUID_LEN + 2 bytes), from m when g
+ * is the last one's. */
+static inline void etl__memo_guid(struct etl_guid_memo *m, char *out, const struct etl_guid *g)
+{
+	if (!m->have || !etl__guid_same(&m->g, g)) {
+		m->text[0] = '{';
+		etl__fmt_guid(m->text + 1, g);
+		m->text[ETL_FMT_GUID_LEN + 1] = '}';
+		m->g = *g;
+		m->have = 1;
+	}
+	memcpy(out, m->text, sizeof m->text);
+}
 
 /* ---- time -------------------------------------------------------------- */
 

@@ -408,6 +408,11 @@ void etl__out_xml_text(struct etl_outbuf *b, const char *s, size_t n);
  * as &#10; &#13; &#9;. */
 void etl__out_xml_attr(struct etl_outbuf *b, const char *s, size_t n);
 
+/* The text of ASCII character c (< 0x80) in element content as
+ * etl__out_xml_text() writes it, at o (room for 6 bytes); returns its
+ * length. */
+size_t etl__out_xml_char(char *o, unsigned char c);
+
 /* etl__out_xml_attr() (attr) or etl__out_xml_text() choosing the loop:
  * simd 0 forces the portable one, for tests (etl__out_xml_simd() is 1 when
  * there is an SSE2 one). Same output either way. */
