@@ -115,6 +115,8 @@ BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 .SECONDARY:
 
 SAMPLE := testdata/sample/wsl-lxcore-tracelogging.etl
+# The capture of Windows' scenarios (testdata/programs/sem-trace.c) make run replays through the SEM.
+SEM_SAMPLE := testdata/sample/windows-scenarios.etl
 
 .PHONY: all lib cli programs deps run check test-build fuzz bench install \
         install-lib install-headers install-pc install-man install-bin uninstall clean help
@@ -186,6 +188,10 @@ run: deps
 	$(Q)echo "== the SEM's status events in DiagLog, decoded with testdata/manifests/kernel-wdi.man"
 	$(Q)./$(O)/bin/etlconvert -q -f jsonl --manifest testdata/manifests/kernel-wdi.man \
 		$(O)/sem-demo/DiagLog.etl | sed -n 's/.*"TimeCreated":"\([^"]*\)".*"Message":"\([^"]*\)".*"EventName":"\(SEM_[^"]*\)".*/\1 \3: \2/p'
+	$(Q)echo "== etlreplay $(SEM_SAMPLE) --config testdata/wdi/windows-default.reg (a captured trace through the SEM)"
+	$(Q)rm -rf $(O)/sem-replay && mkdir -p $(O)/sem-replay
+	$(Q)./$(O)/bin/etlreplay -q $(SEM_SAMPLE) -o $(O)/sem-replay/replayed.etl \
+		--config testdata/wdi/windows-default.reg --report $(O)/sem-replay/report.json
 
 $(OBJ)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -238,10 +244,11 @@ build-fuzz/%_fuzzer: fuzz/%_fuzzer.c $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -MMD -MP -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lm
 
-## bench: reading (bench/read), conversion (bench/convert), tracing-runtime (bench/runtime) and compression (bench/compress) figures
+## bench: reading (bench/read), conversion (bench/convert), tracing-runtime (bench/runtime), compression (bench/compress) and replay (bench/replay) figures
 bench: all $(BENCH_BINS)
 	$(Q)BENCH_DIR=$(O)/bench sh bench/read && BENCH_DIR=$(O)/bench sh bench/convert && \
-		BENCH_DIR=$(O)/bench sh bench/runtime && BENCH_DIR=$(O)/bench sh bench/compress
+		BENCH_DIR=$(O)/bench sh bench/runtime && BENCH_DIR=$(O)/bench sh bench/compress && \
+		BENCH_DIR=$(O)/bench sh bench/replay
 
 ## install: install library, headers, tools, man pages and libetl.pc under $(DESTDIR)$(PREFIX)
 install: install-lib install-headers install-pc install-man install-bin

@@ -17,14 +17,14 @@
 
 static clockid_t bench_clock = CLOCK_MONOTONIC;
 
-static double now(void)
+static inline double now(void)
 {
 	struct timespec ts;
 	clock_gettime(bench_clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void die(const char *fmt, const char *arg)
+static inline void die(const char *fmt, const char *arg)
 {
 	fprintf(stderr, BENCH_NAME ": ");
 	fprintf(stderr, fmt, arg);
@@ -33,7 +33,7 @@ static void die(const char *fmt, const char *arg)
 }
 
 /* Reads a whole file into memory. */
-static uint8_t *slurp(const char *path, size_t *len)
+static inline uint8_t *slurp(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY);
 	struct stat st;

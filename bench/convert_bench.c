@@ -11,9 +11,10 @@
  *         decode   etl_reader_next + etl_decoder_decode
  *         jsonl    the above + etl_output_event ("jsonl") into a sink that
  *                  only counts bytes (etl_output_begin/end included)
- *       plus "kind" passes that decode and write only the events whose
- *       decoding source (found by a first pass) is MANIFEST or TRACELOGGING,
- *       the others being framed only. One decoder per file, with the
+ *         xml      the same in "xml"
+ *       plus "kind" passes (JSONL and XML) that decode and write only the
+ *       events whose decoding source (found by a first pass) is MANIFEST or
+ *       TRACELOGGING, the others being framed only. One decoder per file, with the
  *       manifests loaded before timing; its schema cache is warm after the
  *       first (untimed) pass, as it is for all but the first events of a
  *       long conversion. A pass is repeated so that one timed run lasts at
@@ -21,8 +22,11 @@
  *       runs. Prints "name value unit" lines, then the targets with
  *       PASS/MISS. Exit status 0 even when a target is missed; 1 when
  *       something fails to run.
- *   convert_bench profile [-m MANIFEST]... FILE framing|decode|jsonl [PASSES]
- *       PASSES passes of one kind over FILE (for callgrind/perf).
+ *   convert_bench profile [-m MANIFEST]... [-k manifest|tracelogging|mof] FILE framing|decode|jsonl|xml [PASSES]
+ *       PASSES passes of one kind over FILE (for callgrind/perf); with -k,
+ *       only the events of that decoding kind are decoded (and written),
+ *       the others framed only. The passes run in profile_passes(), which
+ *       callgrind can count alone: --toggle-collect=profile_passes.
  *   convert_bench coverage [-m MANIFEST]... FILE...
  *       Decodes every FILE once (time order, a fresh decoder per file with
  *       the manifests loaded) and prints how many of the events decode:
@@ -45,7 +49,11 @@
 
 /* ---- passes ------------------------------------------------------------ */
 
-enum { P_FRAMING, P_DECODE, P_JSONL, P_KIND };
+enum { P_FRAMING, P_DECODE, P_OUTPUT, P_KIND };
+
+/* The output formats timed: index into out_formats. */
+enum { F_JSONL, F_XML, NFMT };
+static const char *const out_formats[NFMT] = { "jsonl", "xml" };
 
 /* Decoding sources counted (enum etl_decode_source). */
 #define NSRC 6
@@ -71,6 +79,7 @@ struct input {
 	uint64_t by_source[NSRC];  /* events decoded (status OK) per source */
 	uint64_t failed_decode;
 	uint64_t out_bytes;        /* JSONL bytes of one pass */
+	double t_out[NFMT];        /* seconds per whole output pass */
 };
 
 struct pass_result {
@@ -79,8 +88,9 @@ struct pass_result {
 };
 
 /* One pass over in. kind_filter: for P_KIND, the source whose events are
- * decoded and written (others are framed only). record: fill in->kinds. */
-static int run_pass(struct input *in, int mode, int kind_filter, int record, struct pass_result *res)
+ * decoded and written (others are framed only). fmt: the output format of
+ * P_OUTPUT and P_KIND (F_*). record: fill in->kinds. */
+static int run_pass(struct input *in, int mode, int kind_filter, int fmt, int record, struct pass_result *res)
 {
 	memset(res, 0, sizeof *res);
 	etl_reader *r = etl_reader_new();
@@ -94,8 +104,8 @@ static int run_pass(struct input *in, int mode, int kind_filter, int record, str
 	}
 	struct sink sink = { 0 };
 	etl_output *o = NULL;
-	if (mode == P_JSONL || mode == P_KIND) {
-		o = etl_output_new("jsonl", sink_write, &sink);
+	if (mode == P_OUTPUT || mode == P_KIND) {
+		o = etl_output_new(out_formats[fmt], sink_write, &sink);
 		if (!o || etl_output_begin(o, etl_reader_logfile(r)) != ETL_OK)
 			die("%s: etl_output_new/begin failed", in->path);
 	}
@@ -162,13 +172,13 @@ static int prepare(struct input *in, char **manifests, int nman)
 	struct pass_result pr;
 	in->data = slurp(in->path, &in->size);
 	in->dec = make_decoder(manifests, nman);
-	if (run_pass(in, P_FRAMING, 0, 0, &pr) != 0)
+	if (run_pass(in, P_FRAMING, 0, 0, 0, &pr) != 0)
 		return -1;
 	in->events = pr.events;
 	in->kinds = calloc(in->events ? in->events : 1, 1);
 	if (!in->kinds)
 		die("out of memory in %s", "prepare");
-	if (run_pass(in, P_JSONL, 0, 1, &pr) != 0)
+	if (run_pass(in, P_OUTPUT, 0, F_JSONL, 1, &pr) != 0)
 		return -1;
 	if (pr.events != in->events)
 		die("%s: event count changed between passes", in->path);
@@ -179,14 +189,14 @@ static int prepare(struct input *in, char **manifests, int nman)
 }
 
 /* Best time of reps runs of loops passes. */
-static double time_pass(struct input *in, int mode, int kind, int loops, int reps)
+static double time_pass(struct input *in, int mode, int kind, int fmt, int loops, int reps)
 {
 	struct pass_result pr;
 	double best = 1e300;
 	for (int k = 0; k < reps; k++) {
 		double t = now();
 		for (int l = 0; l < loops; l++)
-			if (run_pass(in, mode, kind, 0, &pr) != 0)
+			if (run_pass(in, mode, kind, fmt, 0, &pr) != 0)
 				exit(1);
 		t = now() - t;
 		if (t < best)
@@ -250,7 +260,11 @@ static int cmd_run(int argc, char **argv)
 	for (int k = 0; k < nman; k++)
 		printf("# manifest: %s\n", manifests[k]);
 
-	struct agg agg_tl = { 0 }, agg_man = { 0 };
+	/* agg[format][0 manifest, 1 tracelogging]; all[format]: every file. */
+	static const int kinds[2] = { ETL_DECODE_MANIFEST, ETL_DECODE_TRACELOGGING };
+	struct agg agg[NFMT][2], all[NFMT];
+	memset(agg, 0, sizeof agg);
+	memset(all, 0, sizeof all);
 	for (int f = 0; f < nfiles; f++) {
 		struct input *in = &ins[f];
 		char *eq = strchr(argv[i + f], '=');
@@ -264,70 +278,101 @@ static int cmd_run(int argc, char **argv)
 		/* Repeat so that one timed jsonl run lasts about min_t. */
 		double t = now();
 		struct pass_result pr;
-		run_pass(in, P_JSONL, 0, 0, &pr);
+		run_pass(in, P_OUTPUT, 0, F_JSONL, 0, &pr);
 		t = now() - t;
 		int loops = t > 0 ? (int)(min_t / t) + 1 : 1000;
 		if (loops > 100000)
 			loops = 100000;
+		run_pass(in, P_OUTPUT, 0, F_XML, 0, &pr);
+		uint64_t xml_bytes = pr.out_bytes;
 		printf("# %s: %s, %.2f MiB, %llu events (decoded: %llu manifest, %llu mof, %llu tracelogging,"
-		       " %llu wpp, %llu eventmetadata; %llu not decoded), %.1f MiB JSONL per pass, x%d passes per run\n",
+		       " %llu wpp, %llu eventmetadata; %llu not decoded), %.1f MiB JSONL and %.1f MiB XML per pass,"
+		       " x%d passes per run\n",
 		       in->name, in->path, (double)in->size / 1048576.0, (unsigned long long)in->events,
 		       (unsigned long long)in->by_source[ETL_DECODE_MANIFEST],
 		       (unsigned long long)in->by_source[ETL_DECODE_MOF],
 		       (unsigned long long)in->by_source[ETL_DECODE_TRACELOGGING],
 		       (unsigned long long)in->by_source[ETL_DECODE_WPP],
 		       (unsigned long long)in->by_source[ETL_DECODE_EVENT_METADATA],
-		       (unsigned long long)in->failed_decode, (double)in->out_bytes / 1048576.0, loops);
+		       (unsigned long long)in->failed_decode, (double)in->out_bytes / 1048576.0,
+		       (double)xml_bytes / 1048576.0, loops);
 
-		double tf = time_pass(in, P_FRAMING, 0, loops, reps);
-		double td = time_pass(in, P_DECODE, 0, loops, reps);
-		double tj = time_pass(in, P_JSONL, 0, loops, reps);
+		double tf = time_pass(in, P_FRAMING, 0, 0, loops, reps);
+		double td = time_pass(in, P_DECODE, 0, 0, loops, reps);
 		double ev = (double)in->events / 1e6;
 		fig("convert.framing", in->name, ev / tf, "Mev/s");
 		fig("convert.decode", in->name, ev / td, "Mev/s");
-		fig("convert.jsonl", in->name, ev / tj, "Mev/s");
-		fig("convert.jsonl.MBps", in->name, (double)in->out_bytes / 1048576.0 / tj, "MB/s");
+		for (int fm = 0; fm < NFMT; fm++) {
+			char name[64];
+			double to = time_pass(in, P_OUTPUT, 0, fm, loops, reps);
+			in->t_out[fm] = to;
+			snprintf(name, sizeof name, "convert.%s", out_formats[fm]);
+			fig(name, in->name, ev / to, "Mev/s");
+			snprintf(name, sizeof name, "convert.%s.MBps", out_formats[fm]);
+			fig(name, in->name, (double)(fm == F_JSONL ? in->out_bytes : xml_bytes) / 1048576.0 / to, "MB/s");
+			all[fm].t_all += to;
+			all[fm].events += in->events;
+		}
 		/* Events of one decoding kind: only those decoded and written, the
 		 * rest framed only. */
-		int kinds[2] = { ETL_DECODE_MANIFEST, ETL_DECODE_TRACELOGGING };
-		for (int q = 0; q < 2; q++) {
-			uint64_t nk = in->by_source[kinds[q]];
-			if (nk == 0)
-				continue;
-			double tk = time_pass(in, P_KIND, kinds[q], loops, reps);
-			char sub[256];
-			snprintf(sub, sizeof sub, "%s.%s-only", in->name, kind_label(kinds[q]));
-			fig("convert.jsonl", sub, (double)nk / 1e6 / tk, "Mev/s");
-			struct agg *a = kinds[q] == ETL_DECODE_MANIFEST ? &agg_man : &agg_tl;
-			a->t_all += tj;
-			a->t_kind += tk;
-			a->events += in->events;
-			a->kind_events += nk;
+		for (int fm = 0; fm < NFMT; fm++) {
+			for (int q = 0; q < 2; q++) {
+				uint64_t nk = in->by_source[kinds[q]];
+				if (nk == 0)
+					continue;
+				double tk = time_pass(in, P_KIND, kinds[q], fm, loops, reps);
+				char name[64], sub[256];
+				snprintf(name, sizeof name, "convert.%s", out_formats[fm]);
+				snprintf(sub, sizeof sub, "%s.%s-only", in->name, kind_label(kinds[q]));
+				fig(name, sub, (double)nk / 1e6 / tk, "Mev/s");
+				struct agg *a = &agg[fm][q];
+				a->t_all += in->t_out[fm];
+				a->t_kind += tk;
+				a->events += in->events;
+				a->kind_events += nk;
+			}
 		}
 	}
 
 	/* Aggregates: whole passes of the files holding events of the kind
 	 * (all their events / summed pass time, and only that kind's events /
-	 * the same time), and the kind-only passes. */
-	double tl = 0, man = 0;
-	printf("# aggregates over the files holding events of each kind\n");
-	if (agg_tl.t_all > 0) {
-		fig("convert.jsonl.tracelogging.files", NULL, (double)agg_tl.events / 1e6 / agg_tl.t_all, "Mev/s");
-		tl = (double)agg_tl.kind_events / 1e6 / agg_tl.t_all;
-		fig("convert.jsonl.tracelogging", NULL, tl, "Mev/s");
-		fig("convert.jsonl.tracelogging-only", NULL, (double)agg_tl.kind_events / 1e6 / agg_tl.t_kind, "Mev/s");
+	 * the same time), and the kind-only passes; and every event of every
+	 * file / the summed time of their whole passes. */
+	double rate[NFMT][2] = { { 0 } }, overall[NFMT] = { 0 };
+	printf("# aggregates over the files holding events of each kind, and over every file\n");
+	for (int fm = 0; fm < NFMT; fm++) {
+		for (int q = 0; q < 2; q++) {
+			const struct agg *a = &agg[fm][q];
+			if (a->t_all <= 0)
+				continue;
+			char name[64];
+			snprintf(name, sizeof name, "convert.%s.%s", out_formats[fm], kind_label(kinds[q]));
+			rate[fm][q] = (double)a->kind_events / 1e6 / a->t_all;
+			fig(name, "files", (double)a->events / 1e6 / a->t_all, "Mev/s");
+			fig(name, NULL, rate[fm][q], "Mev/s");
+			strcat(name, "-only");
+			fig(name, NULL, (double)a->kind_events / 1e6 / a->t_kind, "Mev/s");
+		}
+		if (all[fm].t_all > 0) {
+			char name[64];
+			snprintf(name, sizeof name, "convert.%s", out_formats[fm]);
+			overall[fm] = (double)all[fm].events / 1e6 / all[fm].t_all;
+			fig(name, NULL, overall[fm], "Mev/s");
+		}
 	}
-	if (agg_man.t_all > 0) {
-		fig("convert.jsonl.manifest.files", NULL, (double)agg_man.events / 1e6 / agg_man.t_all, "Mev/s");
-		man = (double)agg_man.kind_events / 1e6 / agg_man.t_all;
-		fig("convert.jsonl.manifest", NULL, man, "Mev/s");
-		fig("convert.jsonl.manifest-only", NULL, (double)agg_man.kind_events / 1e6 / agg_man.t_kind, "Mev/s");
+	printf("# targets (events of the kind / time of the whole passes of their files; convert.xml: every"
+	       " event / time of every whole xml pass)\n");
+	for (int fm = 0; fm < NFMT; fm++) {
+		double target = fm == F_JSONL ? 2.0 : 1.0;
+		for (int q = 0; q < 2; q++)
+			if (agg[fm][q].t_all > 0)
+				printf("%s convert.%s.%s %.2f Mev/s (target >= %.0f Mev/s)\n",
+				       rate[fm][q] >= target ? "PASS" : "MISS", out_formats[fm], kind_label(kinds[q]),
+				       rate[fm][q], target);
 	}
-	printf("# targets (events of the kind / time of the whole jsonl passes of their files)\n");
-	if (agg_tl.t_all > 0)
-		printf("%s convert.jsonl.tracelogging %.2f Mev/s (target >= 1 Mev/s)\n", tl >= 1.0 ? "PASS" : "MISS", tl);
-	if (agg_man.t_all > 0)
-		printf("%s convert.jsonl.manifest %.2f Mev/s (target >= 1 Mev/s)\n", man >= 1.0 ? "PASS" : "MISS", man);
+	if (all[F_XML].t_all > 0)
+		printf("%s convert.xml %.2f Mev/s (target >= 1 Mev/s)\n", overall[F_XML] >= 1.0 ? "PASS" : "MISS",
+		       overall[F_XML]);
 
 	for (int f = 0; f < nfiles; f++) {
 		etl_decoder_free(ins[f].dec);
@@ -356,28 +401,67 @@ static char **manifest_options(int argc, char **argv, const char *cmd, int *nman
 	return manifests;
 }
 
+/* The passes of "profile", apart so that callgrind can count them alone
+ * (--toggle-collect=profile_passes). */
+static __attribute__((noinline)) int profile_passes(struct input *in, int mode, int kind, int fmt, int passes,
+                                                    struct pass_result *pr)
+{
+	for (int k = 0; k < passes; k++)
+		if (run_pass(in, mode, kind, fmt, 0, pr) != 0)
+			return -1;
+	return 0;
+}
+
 static int cmd_profile(int argc, char **argv)
 {
-	int nman, i;
-	char **manifests = manifest_options(argc, argv, "profile", &nman, &i);
+	int nman = 0, i = 0, kind = -1;
+	char **manifests = calloc((size_t)argc + 1, sizeof *manifests);
+	if (!manifests)
+		die("out of memory in %s", "profile");
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
+			manifests[nman++] = argv[++i];
+		else if (strcmp(argv[i], "-k") == 0 && i + 1 < argc) {
+			i++;
+			kind = strcmp(argv[i], "manifest") == 0 ? ETL_DECODE_MANIFEST
+			     : strcmp(argv[i], "tracelogging") == 0 ? ETL_DECODE_TRACELOGGING
+			     : strcmp(argv[i], "mof") == 0 ? ETL_DECODE_MOF : -1;
+			if (kind < 0)
+				die("-k takes manifest, tracelogging or mof, not %s", argv[i]);
+		} else
+			die("unknown option %s", argv[i]);
+	}
 	if (argc - i < 2)
-		die("%s", "profile needs FILE and framing|decode|jsonl");
+		die("%s", "profile needs FILE and framing|decode|jsonl|xml");
 	struct input in = { 0 };
 	in.name = "profile";
 	in.path = argv[i];
 	const char *m = argv[i + 1];
-	int mode = strcmp(m, "framing") == 0 ? P_FRAMING : strcmp(m, "decode") == 0 ? P_DECODE : P_JSONL;
+	int fmt = strcmp(m, "xml") == 0 ? F_XML : F_JSONL;
+	int mode = strcmp(m, "framing") == 0 ? P_FRAMING : strcmp(m, "decode") == 0 ? P_DECODE : P_OUTPUT;
 	int passes = argc - i > 2 ? atoi(argv[i + 2]) : 1;
-	in.data = slurp(in.path, &in.size);
-	in.dec = make_decoder(manifests, nman);
 	struct pass_result pr = { 0 };
-	for (int k = 0; k < passes; k++)
-		if (run_pass(&in, mode, 0, 0, &pr) != 0)
+	if (kind >= 0) {
+		if (prepare(&in, manifests, nman) != 0)
 			return 1;
-	printf("%llu events, %llu decoded, %llu output bytes\n", (unsigned long long)pr.events,
+		if (mode == P_DECODE)
+			die("%s", "-k goes with jsonl or xml");
+		if (mode != P_FRAMING)
+			mode = P_KIND;
+	} else {
+		in.data = slurp(in.path, &in.size);
+		in.dec = make_decoder(manifests, nman);
+	}
+	if (profile_passes(&in, mode, kind, fmt, passes, &pr) != 0)
+		return 1;
+	printf("%llu events, %llu decoded, %llu output bytes", (unsigned long long)pr.events,
 	       (unsigned long long)pr.decoded_ok, (unsigned long long)pr.out_bytes);
+	if (kind >= 0)
+		printf(" (%llu events of the kind)", (unsigned long long)in.by_source[kind]);
+	printf("\n");
 	etl_decoder_free(in.dec);
 	free(in.data);
+	free(in.kinds);
 	free(manifests);
 	return 0;
 }
@@ -394,7 +478,7 @@ static int cmd_coverage(int argc, char **argv)
 		in.path = argv[i];
 		in.data = slurp(in.path, &in.size);
 		in.dec = make_decoder(manifests, nman);
-		if (run_pass(&in, P_DECODE, 0, 0, &pr) != 0)
+		if (run_pass(&in, P_DECODE, 0, 0, 0, &pr) != 0)
 			return 1;
 		const char *base = strrchr(in.path, '/');
 		printf("# coverage %s: %llu / %llu\n", base ? base + 1 : in.path,
@@ -415,7 +499,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: convert_bench run [-r REPS] [-c wall|cpu] [-t SECONDS] [-m MANIFEST]... SHORT=FILE ...\n"
-	        "       convert_bench profile [-m MANIFEST]... FILE framing|decode|jsonl [PASSES]\n"
+	        "       convert_bench profile [-m MANIFEST]... [-k manifest|tracelogging|mof] FILE"
+	        " framing|decode|jsonl|xml [PASSES]\n"
 	        "       convert_bench coverage [-m MANIFEST]... FILE...\n");
 	exit(2);
 }

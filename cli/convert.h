@@ -2,7 +2,7 @@
  * convert.h - the parts of etlconvert: its options (etlconvert.c), the
  * inputs of a conversion merged in time order (convert_input.c), and the
  * two ways out: a new .etl file (convert_etl.c) or rendered text
- * (convert_render.c).
+ * (convert_render.c; with -j N on several threads, convert_parallel.c).
  */
 #ifndef CONVERT_H
 #define CONVERT_H
@@ -22,6 +22,7 @@ struct convert_options {
 	uint64_t split_size;       /* bytes, 0 = no size split               */
 	int64_t split_time;        /* 100 ns units, 0 = no time split        */
 	int progress_ok;           /* stderr is a terminal and no -q         */
+	int jobs;                  /* -j: threads that decode and render     */
 	const char **manifests;    /* every --manifest PATH, in order        */
 	int n_manifests;
 	const char **tmfs;         /* every --tmf PATH, in order             */
@@ -44,6 +45,18 @@ struct convert_input {
 	int rc;                    /* exit status earned by this input       */
 };
 
+/* What convert_next() says on the way: the progress, and each problem an
+ * input reports (repeat: cli_report_open() said it already; only the
+ * progress line is to be wiped). convert_open_inputs() sets the one that
+ * prints at once (convert_say_now); a parallel conversion puts in its own,
+ * which keeps them in order with the events it writes. */
+struct convert_say {
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void (*problem)(void *ctx, const struct convert_input *in, uint64_t off, const char *kind,
+	                const char *msg, int repeat);
+};
+extern const struct convert_say convert_say_now;   /* ctx: the convert_inputs */
+
 /* Every input of a conversion, opened, merged by time (etl_merge) and
  * filtered. */
 struct convert_inputs {
@@ -55,9 +68,13 @@ struct convert_inputs {
 	                              out or not (header buffers' too)        */
 	struct cli_progress pg;
 	unsigned tick;
-	/* Rendering: the decoder that also sees the records the filters
-	 * leave out when they carry schemas (etl_decoder_schema_event()). */
-	etl_decoder *learn;
+	const struct convert_say *say;
+	void *say_ctx;
+	/* Rendering: called with the records the filters leave out when they
+	 * carry schemas (etl_decoder_schema_event()), for the decoder to learn
+	 * them all the same; NULL: not called. */
+	void (*learn)(void *ctx, const struct etl_event *ev);
+	void *learn_ctx;
 };
 
 /*! convert_open_inputs() : opens every path in time order (standard input
@@ -92,6 +109,40 @@ int convert_status(const struct convert_inputs *ins);
 int convert_nothing_read(const struct convert_inputs *ins, const char *output);
 
 void convert_free_inputs(struct convert_inputs *ins);
+
+/* ---- what a trace of the merged inputs needs (convert_etl.c) ------------- */
+
+/* From a walk over an input's buffer headers. */
+struct buffer_scan {
+	int max_proc;              /* highest processor of any buffer, -1    */
+	uint32_t max_size;         /* largest logger buffer a buffer shows   */
+	int hdr_known;             /* the header buffer was seen             */
+	uint16_t hdr_flags, hdr_logger_id;
+};
+
+/*! convert_scan_buffers() : walks the buffer headers of input in with a
+ *  reader of its own (damage is the main pass's to report). */
+void convert_scan_buffers(const struct convert_input *in, struct buffer_scan *bs);
+
+/* The figures of one trace of every input's events. */
+struct convert_figures {
+	const struct etl_logfile *clock; /* whose clock (etl_merge_clock_input),
+	                              NULL when no input has a logfile header */
+	uint32_t processors;       /* a buffer stream for every processor an
+	                              event names: the largest of the inputs'
+	                              NumberOfProcessors and highest processor
+	                              + 1, 1..ETL_MAX_PROCESSORS              */
+	uint32_t buffer_size;      /* the largest of the inputs' (a damaged
+	                              first header: its buffers'), not yet
+	                              made to fit a writer                   */
+	uint32_t events_lost, buffers_lost; /* the inputs' sums              */
+	int64_t end_time;          /* the latest EndTime                     */
+};
+
+/*! convert_figures() : fg for the inputs and their scans (one per
+ *  input). */
+void convert_figures(const struct convert_inputs *ins, const struct buffer_scan *scan,
+                     struct convert_figures *fg);
 
 /* ---- numbered output files (convert_parts.c) ---------------------------- */
 
@@ -139,5 +190,46 @@ int convert_raw(const struct convert_options *o, const char *path);
 /*! convert_render() : -f xml|json|jsonl|csv|text (convert_render.c).
  *  @return : the exit status. */
 int convert_render(const struct convert_options *o, char **paths, int n);
+
+/*! convert_load_decoding() : loads the --manifest, --tmf and --mof files
+ *  of o into dec, in order. @return : CLI_EXIT_CLEAN; else the exit status,
+ *  with *what the option that failed ("--manifest", "--tmf", "--mof") and
+ *  etl_decoder_errmsg(dec) the reason (nothing is printed). */
+int convert_load_decoding(etl_decoder *dec, const struct convert_options *o, const char **what);
+
+/*! convert_render_some() : reads, decodes and renders up to max events of
+ *  the merge (seen, when not NULL, looks at each first), as -j 1 does.
+ *  @return : 1 when max events were rendered; 0 at the end of the inputs
+ *  (the progress line wiped); -1 when the run failed (an input, memory or
+ *  the output; said, except an output failure). */
+int convert_render_some(struct convert_inputs *ins, etl_decoder *dec, etl_output *out, uint64_t max,
+                        void (*seen)(void *ctx, const struct etl_event *ev), void *ctx);
+
+/* ---- -j N (convert_parallel.c) --------------------------------------- */
+
+struct par;
+
+/*! convert_parallel_jobs() : the threads a conversion with o runs:
+ *  o->jobs, or 1 when a --manifest, --tmf or --mof path is not a regular
+ *  file or a directory (a pipe can be read once: every worker's decoder
+ *  reads the files for itself). */
+int convert_parallel_jobs(const struct convert_options *o);
+
+/*! convert_parallel_new() : the threads of a -j conversion of ins (o->jobs
+ *  workers): workers 1.. start and load their own decoders at once.
+ *  @return : the run, or NULL when memory is short. */
+struct par *convert_parallel_new(struct convert_inputs *ins, const struct convert_options *o);
+
+/*! convert_parallel_run() : the whole document into out and f, as
+ *  etl_output_begin(), then the events with convert_render_some() and
+ *  etl_output_end() would make it, with dec (its manifests loaded) as
+ *  worker 0's decoder. @return : 0, or -1 when the run failed (said,
+ *  except an output failure: etl_outfile_errmsg(f), else the message
+ *  put in why when there is one, else etl_output_errmsg(out)). */
+int convert_parallel_run(struct par *p, etl_decoder *dec, etl_output *out, etl_outfile *f, char *why,
+                         size_t why_len);
+
+/*! convert_parallel_free() : stops and frees the run. NULL is allowed. */
+void convert_parallel_free(struct par *p);
 
 #endif /* CONVERT_H */

@@ -42,19 +42,11 @@
 
 /* ---- what the inputs hold apart from their events ----------------------- */
 
-/* From a walk over an input's buffer headers. */
-struct buffer_scan {
-	int max_proc;              /* highest processor of any buffer, -1    */
-	uint32_t max_size;         /* largest logger buffer a buffer shows   */
-	int hdr_known;             /* the header buffer was seen             */
-	uint16_t hdr_flags, hdr_logger_id;
-};
-
 /* Damage is reported by the main pass, not here. A buffer the reader
  * skips for its processor index (ETL_MAX_PROCESSORS or more: damage, the
  * main pass says so) names no processor of the output: the rule is the
  * reader's and the writer's. */
-static void scan_buffers(const struct convert_input *in, struct buffer_scan *bs)
+void convert_scan_buffers(const struct convert_input *in, struct buffer_scan *bs)
 {
 	const struct etl_buffer_info *bi;
 	int st;
@@ -346,6 +338,37 @@ static int output_maybe_rotate(struct output *out, const struct etl_event *ev)
 
 /* ---- re-encoding ------------------------------------------------------- */
 
+void convert_figures(const struct convert_inputs *ins, const struct buffer_scan *scan,
+                     struct convert_figures *fg)
+{
+	const struct etl_logfile *lf0 = ins->v[0].lf;
+	int anchor = etl_merge_clock_input(ins->m);
+	memset(fg, 0, sizeof *fg);
+	fg->clock = anchor >= 0 ? ins->v[anchor].lf : NULL;
+	/* A logfile-header field that cannot be (reported as damage when the
+	 * input was opened) gives way to what the buffers show. */
+	const struct cli_open_notes *n0 = &ins->v[0].notes;
+	uint32_t nproc = !lf0->present ? 1 : n0->bad_processors ? 1 : lf0->number_of_processors;
+	uint32_t bs = !lf0->present ? 64 * 1024 : n0->bad_buffer_size ? scan[0].max_size : lf0->buffer_size;
+	for (int i = 0; i < ins->n; i++) {
+		const struct etl_logfile *lf = ins->v[i].lf;
+		if (lf->present) {
+			if (lf->number_of_processors > nproc && !ins->v[i].notes.bad_processors)
+				nproc = lf->number_of_processors;
+			if (lf->buffer_size > bs && !ins->v[i].notes.bad_buffer_size)
+				bs = lf->buffer_size;
+			fg->events_lost += lf->events_lost;
+			fg->buffers_lost += lf->buffers_lost;
+			if (lf->end_time > fg->end_time)
+				fg->end_time = lf->end_time;
+		}
+		if (scan[i].max_proc >= 0 && (uint32_t)scan[i].max_proc + 1 > nproc)
+			nproc = (uint32_t)scan[i].max_proc + 1;
+	}
+	fg->processors = nproc > ETL_MAX_PROCESSORS ? ETL_MAX_PROCESSORS : nproc ? nproc : 1;
+	fg->buffer_size = bs;
+}
+
 /* A buffer size the writer accepts: 4 KiB..16 MiB, a multiple of 8. */
 static uint32_t sane_buffer_size(uint32_t bs)
 {
@@ -373,44 +396,22 @@ static void output_options(struct output *out, const struct convert_inputs *ins,
 {
 	const struct convert_options *o = out->o;
 	struct etl_writer_options *wo = &out->wo;
+	struct convert_figures fg;
+	convert_figures(ins, scan, &fg);
 	etl_writer_options_from_logfile(wo, ins->v[0].lf);
-	int anchor = etl_merge_clock_input(ins->m);
-	if (anchor >= 0) {
-		const struct etl_logfile *alf = ins->v[anchor].lf;
-		wo->clock_type = alf->reserved_flags;
-		wo->perf_freq = alf->perf_freq;
-		wo->cpu_speed_mhz = alf->cpu_speed_mhz;
-		wo->start_time = alf->start_time;
-		wo->start_timestamp = alf->header_timestamp;
-		wo->boot_time = alf->boot_time;
+	if (fg.clock) {
+		wo->clock_type = fg.clock->reserved_flags;
+		wo->perf_freq = fg.clock->perf_freq;
+		wo->cpu_speed_mhz = fg.clock->cpu_speed_mhz;
+		wo->start_time = fg.clock->start_time;
+		wo->start_timestamp = fg.clock->header_timestamp;
+		wo->boot_time = fg.clock->boot_time;
 	}
-	/* A logfile-header field that cannot be (reported as damage when the
-	 * input was opened) gives way to what the buffers show. */
-	const struct cli_open_notes *n0 = &ins->v[0].notes;
-	if (n0->bad_processors)
-		wo->number_of_processors = 1;
-	if (n0->bad_buffer_size)
-		wo->buffer_size = scan[0].max_size;
-	uint32_t nproc = wo->number_of_processors, bs = wo->buffer_size;
-	int64_t end_time = 0;
-	*events_lost = *buffers_lost = 0;
-	for (int i = 0; i < ins->n; i++) {
-		const struct etl_logfile *lf = ins->v[i].lf;
-		if (lf->present) {
-			if (lf->number_of_processors > nproc && !ins->v[i].notes.bad_processors)
-				nproc = lf->number_of_processors;
-			if (lf->buffer_size > bs && !ins->v[i].notes.bad_buffer_size)
-				bs = lf->buffer_size;
-			*events_lost += lf->events_lost;
-			*buffers_lost += lf->buffers_lost;
-			if (lf->end_time > end_time)
-				end_time = lf->end_time;
-		}
-		if (scan[i].max_proc >= 0 && (uint32_t)scan[i].max_proc + 1 > nproc)
-			nproc = (uint32_t)scan[i].max_proc + 1;
-	}
-	wo->number_of_processors = nproc > ETL_MAX_PROCESSORS ? ETL_MAX_PROCESSORS : nproc ? nproc : 1;
-	wo->buffer_size = sane_buffer_size(bs);
+	*events_lost = fg.events_lost;
+	*buffers_lost = fg.buffers_lost;
+	int64_t end_time = fg.end_time;
+	wo->number_of_processors = fg.processors;
+	wo->buffer_size = sane_buffer_size(fg.buffer_size);
 	wo->log_file_mode = sane_mode(wo->log_file_mode);
 	if (o->compress == 1)
 		wo->log_file_mode |= ETL_MODE_COMPRESSED;
@@ -492,7 +493,7 @@ int convert_etl(const struct convert_options *o, char **paths, int n)
 		return CLI_EXIT_IO;
 	}
 	for (int i = 0; i < n; i++)
-		scan_buffers(&ins.v[i], &scan[i]);
+		convert_scan_buffers(&ins.v[i], &scan[i]);
 	if (read_header_records(&ins.v[0], &hdr) != 0) {
 		rc = CLI_EXIT_IO;
 		output_discard(&out);

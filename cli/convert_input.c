@@ -22,12 +22,27 @@ static int keep_event(void *ctx, int input, const struct etl_event *ev)
 		return 0;
 	if (cli_filter_match(&in->filter, ev))
 		return 1;
-	if (ins->learn && etl_decoder_schema_event(ev)) {
-		const struct etl_decoded *d;
-		etl_decoder_decode(ins->learn, ev, &d);
-	}
+	if (ins->learn && etl_decoder_schema_event(ev))
+		ins->learn(ins->learn_ctx, ev);
 	return 0;
 }
+
+static void say_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct convert_inputs *ins = ctx;
+	cli_progress_show(&ins->pg, done, total);
+}
+
+static void say_problem(void *ctx, const struct convert_input *in, uint64_t off, const char *kind,
+                        const char *msg, int repeat)
+{
+	struct convert_inputs *ins = ctx;
+	cli_progress_clear(&ins->pg);
+	if (!repeat)
+		cli_error_at(in->name, off, kind, msg);
+}
+
+const struct convert_say convert_say_now = { say_progress, say_problem };
 
 etl_reader *convert_reopen(const struct convert_input *in, int order)
 {
@@ -96,6 +111,8 @@ int convert_open_inputs(struct convert_inputs *ins, char **paths, int n,
 		}
 	}
 	etl_merge_set_filter(ins->m, keep_event, ins);
+	ins->say = &convert_say_now;
+	ins->say_ctx = ins;
 	uint64_t total;
 	etl_merge_progress(ins->m, NULL, &total);
 	cli_progress_init(&ins->pg, o->progress_ok && total > CLI_PROGRESS_MIN_SIZE, NULL);
@@ -108,7 +125,7 @@ int convert_next(struct convert_inputs *ins, const struct etl_event **ev, struct
 	if (ins->pg.on && (++ins->tick & 0x3FFF) == 0) {
 		uint64_t done, total;
 		etl_merge_progress(ins->m, &done, &total);
-		cli_progress_show(&ins->pg, done, total);
+		ins->say->progress(ins->say_ctx, done, total);
 	}
 	for (;;) {
 		int st = etl_merge_next(ins->m, ev, &i);
@@ -117,10 +134,10 @@ int convert_next(struct convert_inputs *ins, const struct etl_event **ev, struct
 		*in = &ins->v[i];
 		if (st == ETL_OK)
 			return 1;
-		cli_progress_clear(&ins->pg);
-		if (!cli_open_note_repeats(&(*in)->notes, etl_merge_erroff(ins->m), etl_merge_errmsg(ins->m)))
-			cli_error_at((*in)->name, etl_merge_erroff(ins->m), st == ETL_WARN ? "warning: " : "",
-			             etl_merge_errmsg(ins->m));
+		uint64_t off = etl_merge_erroff(ins->m);
+		const char *msg = etl_merge_errmsg(ins->m);
+		ins->say->problem(ins->say_ctx, *in, off, st == ETL_WARN ? "warning: " : "", msg,
+		                  cli_open_note_repeats(&(*in)->notes, off, msg));
 		if (st == ETL_FATAL) {
 			(*in)->rc = CLI_EXIT_IO;
 			return -1;

@@ -10,10 +10,20 @@
  * is sent first (ETL_MERGE_HEADER_FIRST): etl_output makes it the header
  * event. The other inputs' logfile-header records are written as ordinary
  * events.
+ *
+ * With -j N (N > 1) convert_parallel.c decodes and renders on N threads
+ * what render_events() does here on one, to the same bytes.
  */
 #include <string.h>
 #include <unistd.h>
 #include "convert.h"
+
+/* The merge's learn hook: the decoder learns a record left out. */
+static void learn_decode(void *ctx, const struct etl_event *ev)
+{
+	const struct etl_decoded *d;
+	etl_decoder_decode(ctx, ev, &d);
+}
 
 static int to_outfile(void *ctx, const void *p, size_t n)
 {
@@ -24,49 +34,20 @@ static int to_outfile(void *ctx, const void *p, size_t n)
  * CLI_EXIT_CLEAN, else the exit status (reported). */
 static int load_decoding(etl_decoder *dec, const struct convert_options *o)
 {
-	const struct {
-		const char *opt;
-		const char *const *paths;
-		int n;
-		int (*add)(etl_decoder *, const char *);
-	} kinds[] = {
-		{ "--manifest", o->manifests, o->n_manifests, etl_decoder_add_manifest },
-		{ "--tmf", o->tmfs, o->n_tmfs, etl_decoder_add_tmf },
-		{ "--mof", o->mofs, o->n_mofs, etl_decoder_add_mof },
-	};
-	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-		for (int i = 0; i < kinds[k].n; i++) {
-			int rc = kinds[k].add(dec, kinds[k].paths[i]);
-			if (rc != ETL_OK) {
-				cli_message("%s: %s", kinds[k].opt, etl_decoder_errmsg(dec));
-				return rc == ETL_FATAL ? CLI_EXIT_IO : CLI_EXIT_USAGE;
-			}
-		}
-	}
-	return CLI_EXIT_CLEAN;
+	const char *what;
+	int rc = convert_load_decoding(dec, o, &what);
+	if (rc != CLI_EXIT_CLEAN)
+		cli_message("%s: %s", what, etl_decoder_errmsg(dec));
+	return rc;
 }
 
-/* Every event of the merge through the decoder into out. @return : 0, or
- * -1 when the run failed (an input, memory or the output). */
+/* Every event of the merge through the decoder into out (-j 1). @return :
+ * 0, or -1 when the run failed (an input, memory or the output). */
 static int render_events(struct convert_inputs *ins, etl_decoder *dec, etl_output *out)
 {
-	const struct etl_event *ev;
-	struct convert_input *in;
-	int more;
 	if (etl_output_begin(out, ins->v[0].lf) != ETL_OK)
 		return -1;
-	while ((more = convert_next(ins, &ev, &in)) > 0) {
-		const struct etl_decoded *d = NULL;
-		if (etl_decoder_decode(dec, ev, &d) == ETL_FATAL) {
-			cli_progress_clear(&ins->pg);
-			cli_message("out of memory decoding an event");
-			return -1;
-		}
-		if (etl_output_event(out, ev, d) != ETL_OK)
-			return -1;
-	}
-	cli_progress_clear(&ins->pg);
-	if (more < 0)
+	if (convert_render_some(ins, dec, out, UINT64_MAX, NULL, NULL) < 0)
 		return -1;
 	return etl_output_end(out) == ETL_OK ? 0 : -1;
 }
@@ -82,8 +63,13 @@ int convert_render(const struct convert_options *o, char **paths, int n)
 	etl_outfile *f = etl_outfile_new();
 	etl_decoder *dec = etl_decoder_new();
 	etl_output *out = f ? etl_output_new(o->format, to_outfile, f) : NULL;
-	ins.learn = dec;                        /* schemas in filtered-out records */
-	if (!dec || !out) {
+	/* -j: the other workers load their decoders while this one loads. */
+	int jobs = convert_parallel_jobs(o);
+	struct par *par = jobs > 1 && dec && out ? convert_parallel_new(&ins, o) : NULL;
+	char why[320] = "";
+	ins.learn = learn_decode;               /* schemas in filtered-out records */
+	ins.learn_ctx = dec;
+	if (!dec || !out || (jobs > 1 && !par)) {
 		cli_message("out of memory");
 		rc = CLI_EXIT_IO;
 	} else if (o->explain && etl_output_set_flags(out, ETL_OUTPUT_EXPLAIN) != ETL_OK) {
@@ -96,10 +82,13 @@ int convert_render(const struct convert_options *o, char **paths, int n)
 		cli_error(name, etl_outfile_errmsg(f));
 		rc = CLI_EXIT_IO;
 	} else {
-		int failed = render_events(&ins, dec, out) != 0;
+		int failed = (par ? convert_parallel_run(par, dec, out, f, why, sizeof why)
+		                  : render_events(&ins, dec, out)) != 0;
 		int empty = 0;
 		if (failed && etl_outfile_errmsg(f)[0])
 			cli_error(name, etl_outfile_errmsg(f));
+		else if (failed && why[0])
+			cli_error(name, why);
 		else if (failed && etl_output_errcode(out) != ETL_E_NONE)
 			cli_error(name, etl_output_errmsg(out));
 		/* Nothing read: an existing output stays as it was (freeing f
@@ -113,6 +102,7 @@ int convert_render(const struct convert_options *o, char **paths, int n)
 		if (empty)
 			rc = cli_worse(rc, CLI_EXIT_DAMAGE);
 	}
+	convert_parallel_free(par);             /* its threads use dec and ins */
 	etl_output_free(out);
 	etl_outfile_free(f);
 	etl_decoder_free(dec);

@@ -4,8 +4,9 @@
  * compression on or off, several inputs merged in time order, output split
  * by size or time) or copies buffers byte for byte (--raw): convert_etl.c.
  * -f xml|json|jsonl|csv|text decodes the events and renders them with
- * etl_output to standard output or to a file: convert_render.c. Both read
- * their inputs merged in time order through convert_input.c.
+ * etl_output to standard output or to a file: convert_render.c, on -j N
+ * threads (convert_parallel.c; -f etl takes -j and works on one). Both
+ * read their inputs merged in time order through convert_input.c.
  *
  * Before anything is read, an output that is one of the inputs (under any
  * name) and an input named twice are refused (etl_check_paths()). An
@@ -41,6 +42,11 @@ enum {
 	OPT_ALLOW_SAME_INPUT,
 	OPT_EXPLAIN,
 };
+
+/* -j: at most this many threads, and by default as many as processors
+ * are online, up to DEFAULT_JOBS_MAX. */
+#define JOBS_MAX 256                  /* as the usage error says */
+#define DEFAULT_JOBS_MAX 64
 
 /* ---- messages --------------------------------------------------------- */
 
@@ -85,6 +91,10 @@ static void usage(void)
 	       "                        member: what decoded it (manifest, MOF, WPP,\n"
 	       "                        TraceLogging, EventMetadata: the schemas a merged\n"
 	       "                        trace carries) or none\n"
+	       "  -j, --jobs N          (xml, json, jsonl, csv, text) decode and render with\n"
+	       "                        N threads, 1 to 256 (default: the processors\n"
+	       "                        online, at most 64); the output is the same for\n"
+	       "                        every N. -f etl takes -j and works on one thread\n"
 	       "      --allow-same-input\n"
 	       "                        let a FILE be given more than once (its events are\n"
 	       "                        merged with themselves); refused otherwise\n"
@@ -121,6 +131,13 @@ static int parse_seconds(const char *s, int64_t *out)
 	if (cli_parse_seconds(s, &end, out) != 0 || *end)
 		return -1;
 	return *out > 0 ? 0 : -1;
+}
+
+/* The processors online, 1 to DEFAULT_JOBS_MAX. */
+static int default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > DEFAULT_JOBS_MAX ? DEFAULT_JOBS_MAX : (int)n;
 }
 
 /* ---- main -------------------------------------------------------------- */
@@ -195,6 +212,15 @@ static int option(void *ctx, int c)
 	case OPT_RAW: o->raw = 1; return -1;
 	case OPT_ALLOW_SAME_INPUT: o->allow_twice = 1; return -1;
 	case OPT_EXPLAIN: o->explain = 1; return -1;
+	case 'j': {
+		uint64_t v;
+		if (cli_parse_u64(optarg, JOBS_MAX, &v) == 0 && v >= 1) {
+			o->jobs = (int)v;
+			return -1;
+		}
+		cli_usage_error("invalid -j '%s': expected a number of threads from 1 to 256", optarg);
+		return CLI_EXIT_USAGE;
+	}
 	case OPT_SPLIT_SIZE:
 		if (cli_parse_size(optarg, &o->split_size) == 0)
 			return -1;
@@ -235,16 +261,17 @@ int main(int argc, char **argv)
 		{ "mof", required_argument, NULL, OPT_MOF },
 		{ "allow-same-input", no_argument, NULL, OPT_ALLOW_SAME_INPUT },
 		{ "explain", no_argument, NULL, OPT_EXPLAIN },
+		{ "jobs", required_argument, NULL, 'j' },
 		CLI_STANDARD_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct convert_options o = { .format = "etl", .compress = -1 };
+	struct convert_options o = { .format = "etl", .compress = -1, .jobs = default_jobs() };
 	int quiet = 0;
 
 	cli_set_program(PROG);
 	cli_set_limit_hint("; raise the limit with --spool-limit, or decompress the input first");
 	cli_filter_init(&o.filter);
-	int rc = cli_parse_options(argc, argv, ":f:o:qhV", long_opts, &o.filter, &quiet, usage,
+	int rc = cli_parse_options(argc, argv, ":f:o:j:qhV", long_opts, &o.filter, &quiet, usage,
 	                           option, &o);
 	if (rc < 0) {
 		int nfiles = argc - optind;

@@ -20,7 +20,8 @@
  *
  * Formats (the exact shapes are in etlconvert(1)):
  *   "xml"   an <Events> root holding one Windows event XML <Event> per
- *           event (the EvtRender / tracerpt schema), written with libxml2;
+ *           event (the EvtRender / tracerpt schema), escaped as libxml2's
+ *           writer escapes;
  *   "json"  one document {"Header": {...}, "Events": [ {...}, ... ]};
  *   "jsonl" one object per line, the header first;
  *   "csv"   RFC 4180, a header row, then one row per event;
@@ -135,12 +136,42 @@ ETL_API const char *etl_output_errmsg(const etl_output *o);
  * "TraceLogging", "EventMetadata"), or "none" when it was not decoded. */
 #define ETL_OUTPUT_EXPLAIN 0x2u
 
+/* etl_output_set_flags(), every format: the handle writes events only,
+ * each as an ordinary handle writes it once the document's header event
+ * and first event are written: the same bytes, passed to the sink in the
+ * same calls (one per event). It is for rendering one document in several
+ * threads: one ordinary handle writes the document's beginning (begin, the
+ * header event, the first event) and its end, and handles with this flag,
+ * one per thread, each with its own sink (and decoder), render the later
+ * events; the caller puts their bytes in the events' order between.
+ * With the flag, etl_output_begin() sets the format's document state up
+ * (XML: the open <Events> element) but writes nothing, and the logfile
+ * header it is given is not used; no header event is made; every
+ * EventTrace Header record is written as an event (as another input's
+ * header record is: the ordinary handle writes the one that matches its
+ * logfile header as the header event, or skips it once, see
+ * etl_output_is_header_record()); "json" events are each preceded by ",\n";
+ * etl_output_end() writes nothing. Memory caches of the formats may differ
+ * between handles; the bytes do not. */
+#define ETL_OUTPUT_EVENTS_ONLY 0x4u
+
 /*! etl_output_set_flags() : rendering options (0, ETL_OUTPUT_TEXT_RECORD
- *  for a "text" output, ETL_OUTPUT_EXPLAIN for "json" and "jsonl"); call
- *  before etl_output_begin(). The handle keeps them until it is freed.
+ *  for a "text" output, ETL_OUTPUT_EXPLAIN for "json" and "jsonl",
+ *  ETL_OUTPUT_EVENTS_ONLY for every format, or'ed); call before
+ *  etl_output_begin(). The handle keeps them until it is freed.
  *  @return : ETL_OK; ETL_FAILED (ETL_E_MISUSE) when etl_output_begin() was
  *  called or a flag does not go with the format. */
 ETL_API int etl_output_set_flags(etl_output *o, unsigned flags);
+
+/*! etl_output_is_header_record() : 1 when ev is the logfile-header record
+ *  that lf describes (the EventTrace Header record at lf->file_offset with
+ *  timestamp lf->header_timestamp), else 0 (also for NULL, or lf->present
+ *  0). A handle begun with lf makes the header event from that record when
+ *  it is the first event, and otherwise skips the first such record that
+ *  comes: a program that renders a document with ETL_OUTPUT_EVENTS_ONLY
+ *  handles leaves that one out of what they render. Reads ev and lf only
+ *  during the call; thread-safe. */
+ETL_API int etl_output_is_header_record(const struct etl_logfile *lf, const struct etl_event *ev);
 
 #ifdef __cplusplus
 }

@@ -591,6 +591,149 @@ ETL_API etl_session *etl_sem_context_log(etl_sem *sem);
 ETL_API int etl_sem_errcode(const etl_sem *sem);
 ETL_API const char *etl_sem_errmsg(const etl_sem *sem);
 
+/* ---- replay: a captured trace through the SEM -------------------------------
+ *
+ * Basic outline (doc/sem.md §13), the engine on a clock that reads the
+ * replayed events' times:
+ *
+ *     o.clock = replay_clock;                  // reads `now` below
+ *     now = the trace's start time;
+ *     etl_sem *sem = etl_sem_new(cfg, &o);  etl_sem_start(sem);
+ *     for each event ev of the trace, in time order:
+ *         now = ev->utc;
+ *         etl_sem_clock_advanced(sem);         // timeouts due by now
+ *         etl_sem_replay_event(sem, ev);       // the event, and its scenario
+ *     etl_sem_stop(sem);
+ *     struct etl_sem_report *r = etl_sem_report_new(sem);
+ *     ...                                      // r->instances, r->diaglog_events, ...
+ *     etl_sem_report_free(r);
+ */
+
+/*! etl_sem_replay_event() : replays a captured event (as etl_reader
+ *  returns it) through the SEM. In a captured file a scenario write and a
+ *  plain write of the same event look alike, so an EVENT_HEADER event
+ *  (ETL_EVF_DESCRIPTOR) whose provider GUID and id are a configured end
+ *  event is taken as etl_sem_write_end_scenario() with the event's
+ *  activity id, and one that is a configured start event as
+ *  etl_sem_write_start_scenario(), in their order: an end ends its
+ *  instance before the event is written, a start starts one after it (an
+ *  event that is both ends, is written, then starts). The event itself is
+ *  written with etl_replay_write() (etl_trace.h): every field kept, to
+ *  every session that enabled its provider - DiagLog and WdiContextLog
+ *  among them.
+ *  An all-zero activity id (a capture may hold one; a scenario write never
+ *  writes one) follows a rule of libetl's (doc/sem.md §13):
+ *    - an end event ends the oldest running instance (the first started)
+ *      whose start event it ends, whatever that instance's id; with none
+ *      running it fails as a scenario end with a zero id does (status
+ *      event 37, STATUS_INVALID_PARAMETER);
+ *    - a start event starts an instance keyed by a replay id made from
+ *      the count of such starts so far (1, 2, ...: Data1) and the event's
+ *      FILETIME (Data4, most significant byte first), Data2 and Data3 0:
+ *      the same at every replay of the same trace. The event is still
+ *      written with its zero id; the status events and the report carry
+ *      the replay id.
+ *  While instances run, an event their context providers' filters on
+ *  WdiContextLog pass is counted in the report for every running instance
+ *  that names its provider. Time is the engine's clock: the caller sets it
+ *  to ev->utc and calls etl_sem_clock_advanced() before each event.
+ *  Scenario calls and replayed events may be mixed; the report counts
+ *  context events of replayed events only.
+ *  @return : etl_replay_write()'s result: ETL_OK when the event reached
+ *  every session meant for it, ETL_FAILED when it was lost in one,
+ *  ETL_FATAL. A refused or failed scenario action is no failure of the
+ *  replay (the trace holds what it holds; status events say so):
+ *  etl_sem_last_status() tells it, as for the scenario writes (for an
+ *  event that is both an end and a start event, the first failure, else
+ *  the start's). ETL_FAILED with STATUS_INVALID_PARAMETER and nothing
+ *  written when sem or ev is NULL. */
+ETL_API int etl_sem_replay_event(etl_sem *sem, const struct etl_event *ev);
+
+/* ---- the report: the scenario instances the engine ran --------------------- */
+
+/* How an instance ended. */
+enum etl_sem_instance_status {
+	ETL_SEM_INSTANCE_OPEN = 0,      /* still running, or ended by
+	                                   etl_sem_stop() / etl_sem_update():
+	                                   no end event, no timeout          */
+	ETL_SEM_INSTANCE_ENDED = 1,     /* by an end event (or dispatch)     */
+	ETL_SEM_INSTANCE_TIMED_OUT = 2  /* by a timeout                       */
+};
+
+/* A start or end event of an instance: provider GUID, event id, and the
+ * engine's time of it as a FILETIME (100 ns units since 1601, UTC): the
+ * caller's clock when the engine runs on one (in a replay, the event's
+ * time), else the system's real-time clock. */
+struct etl_sem_report_event {
+	struct etl_guid provider;
+	uint16_t id;
+	int64_t time;
+};
+
+/* The events of one context provider that WdiContextLog received while
+ * an instance ran (replayed events only). */
+struct etl_sem_context_count {
+	struct etl_guid provider;
+	uint64_t events;
+};
+
+/* One scenario instance, in the order they started. */
+struct etl_sem_instance_report {
+	const struct etl_guid *scenarios;   /* its start event's (merged)
+	                                       scenarios, sorted              */
+	size_t n_scenarios;
+	struct etl_guid activity;           /* the instance's key (a replay id
+	                                       for a zero one, see above)     */
+	struct etl_sem_report_event start;  /* its start event                */
+	struct etl_sem_report_event end;    /* ENDED: the end event; TIMED_OUT:
+	                                       provider and id 0, time when it
+	                                       timed out; OPEN: all 0          */
+	int status;                         /* enum etl_sem_instance_status   */
+	int64_t duration;                   /* end.time - start.time in 100 ns
+	                                       units; -1 when OPEN            */
+	const struct etl_sem_context_count *context; /* every context provider
+	                                       of its start event, sorted, with
+	                                       its count (0 included)         */
+	size_t n_context;
+};
+
+struct etl_sem_report {
+	const struct etl_sem_instance_report *instances;
+	size_t n_instances;
+	uint64_t unrecorded;                /* instances left out for want of
+	                                       memory (0 normally)            */
+	uint64_t diaglog_events;            /* events written to DiagLog, and */
+	uint64_t wdicontextlog_events;      /* to WdiContextLog (their header
+	                                       records left out)              */
+	uint64_t lost_events;               /* events both sessions lost       */
+};
+
+/*! etl_sem_report_new() : a snapshot of every instance started since
+ *  etl_sem_start() (running ones as OPEN) and of both sessions' event
+ *  counts - exact once etl_sem_stop() returned (before, events still in
+ *  buffers are not counted). May be called from any thread.
+ *  @return : the report (one allocation; free it with
+ *  etl_sem_report_free(); it owns every pointer in it), or NULL when sem
+ *  is NULL or memory ran out. */
+ETL_API struct etl_sem_report *etl_sem_report_new(etl_sem *sem);
+
+/*! etl_sem_report_free() : frees r. NULL allowed. */
+ETL_API void etl_sem_report_free(struct etl_sem_report *r);
+
+/*! etl_sem_report_write_json() : writes r as one JSON object, the contract
+ *  of doc/sem.md §13 ("instances" with "scenarios", "activity_id",
+ *  "start", "end" or null, "status" "ended" | "timeout" | "open",
+ *  "duration_ms" or null, "context_events"; "diaglog_events",
+ *  "wdicontextlog_events", "lost_events"; times ISO 8601 UTC), one
+ *  instance per line, ending with a newline, through write(ctx, ...).
+ *  @return : 0, or -1 as soon as write() fails (or r or write is NULL). */
+ETL_API int etl_sem_report_write_json(const struct etl_sem_report *r, etl_sem_write_fn write, void *ctx);
+
+/*! etl_sem_scenario_name() : a short English name for a scenario Windows
+ *  installs ("boot", "user logon", "standby/resume", ... doc/sem.md §7).
+ *  @return : static string, or NULL for any other GUID. */
+ETL_API const char *etl_sem_scenario_name(const struct etl_guid *scenario);
+
 /* ETL_SEM_TL_START(sem, activity, prov, "EventName", items...) and
  * ETL_SEM_TL_END(...): a TraceLogging scenario event written and its
  * scenario started or ended, with the items of ETL_TL_WRITE

@@ -96,6 +96,8 @@
 #include "etl_errors.h"
 #include "etl_event.h"
 
+struct etl_logfile;              /* etl_reader.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -162,6 +164,15 @@ struct etl_session_props {
 	                                the session's only time source, see
 	                                "The caller's clock" above            */
 	void *clock_ctx;             /* passed to clock                        */
+	const struct etl_logfile *replay_of; /* NULL: a live session; else the
+	                                logfile header of the captured trace
+	                                this session replays, see "Replaying
+	                                captured events" below (needs clock) */
+	const char *log_file_name;   /* the name the file's header records
+	                                (LogFileName; NEWFILE: a pattern like
+	                                file_name); NULL: file_name. For a
+	                                program that writes to a temporary
+	                                and renames it when done              */
 };
 
 /*! etl_session_props_init() : fills p with the defaults named above. */
@@ -505,6 +516,65 @@ ETL_API int etl_write_instance(etl_provider *p, const struct etl_guid *class_gui
 ETL_API int etl_write_message(etl_provider *p, uint8_t level, uint64_t keyword,
                       const struct etl_guid *message_guid, uint16_t message_number,
                       uint32_t n, const struct etl_data *data);
+
+/* ---- replaying captured events ---------------------------------------- */
+
+/* Replaying captured events. etl_replay_write() emits an event as
+ * etl_reader_next() returned it (struct etl_event, etl_event.h) through
+ * the runtime, as if the program that wrote it were running again: the
+ * record keeps its original header type (SYSTEM, COMPACT, PERFINFO, FULL,
+ * INSTANCE, EVENT_HEADER with every extended item as captured, MESSAGE;
+ * the 32- or 64-bit form the event names), descriptor, raw timestamp,
+ * process and thread ids, activity ids and payload bytes: it is encoded by
+ * the same trace-header encoders as etl_writer_write_event(), so reading
+ * it back gives the captured event field by field.
+ *
+ * Routing is that of live events: the event goes to every running session
+ * that enables its provider GUID (ev->provider; kernel events: their
+ * group's GUID, as the reader names it) and whose level, keyword and
+ * ETL_ENABLE_IGNORE_KEYWORD_0 filters it passes, all or nothing as
+ * described above. Enable properties that add extended items (SID, TS_ID,
+ * STACK_TRACE, EVENT_KEY, PROCESS_START_KEY) add nothing to a replayed
+ * event: it carries the items it was captured with.
+ *
+ * Processor: the record goes into the buffer of processor ev->processor
+ * of each session (taken modulo the session's processor count when it has
+ * fewer, as a session started without replay_of, which has the machine's).
+ *
+ * Time: a session started with replay_of (struct etl_session_props) is in
+ * the clock of that trace: its file's header keeps the trace's clock type,
+ * frequency and time anchor (StartTime at the header record's timestamp),
+ * pointer size, processor count (one buffer stream per processor),
+ * Windows version and build, timer resolution, CPU speed, boot time, timer
+ * sources and time zone (clock_type is not used); a replayed event keeps
+ * its raw timestamp there. Such a session needs the caller's clock
+ * (etl_session_props.clock): the replay sets it to each event's time
+ * before writing it (and calls etl_session_clock_advanced()), so that the
+ * flush timer, the buffers' timestamps, StartTime and EndTime follow the
+ * trace's time, deterministically however fast the replay runs; the
+ * session's own timestamps (live events written to it meanwhile) are
+ * that clock expressed in the trace's. Any other session stamps a
+ * replayed event with its UTC time (ev->utc) expressed in the session's
+ * own clock (with no ETL_EVF_UTC: the session's time now).
+ *
+ * replay_of is read by etl_session_start() only. The caller may adjust a
+ * copy of the reader's logfile header first (a processor count or buffer
+ * size a damaged header gets wrong). */
+
+/*! etl_replay_write() : writes ev, a captured event as etl_reader_next()
+ *  or etl_merge_next() returned it, through the runtime as described in
+ *  "Replaying captured events" above. ev and what it points to are only
+ *  read during the call. Fields that must agree (version and
+ *  version_word, hook_id and opcode, user_time and trace_flags) are
+ *  checked as etl_writer_write_event() checks them; ev->record, offsets
+ *  and provider_name are not read.
+ *  @return : ETL_OK when the event reached every session meant to receive
+ *  it (or none enables its provider); ETL_FAILED when it was lost in at
+ *  least one (no free buffer, or a record that cannot be encoded: header
+ *  type the runtime cannot write, fields that disagree, larger than the
+ *  session's buffers), counted in that session's events_lost as live
+ *  losses are; ETL_FATAL when memory is short. */
+ETL_API int etl_replay_write(const struct etl_event *ev);
 
 /* ---- activity ids ------------------------------------------------------ */
 

@@ -1,11 +1,13 @@
 /*
  * check_fmt.c - the hand-made formatting helpers (lib/common/fmt.h) against
- * snprintf, and the JSON string writer of the output core
- * (etl__out_json_string) against the public escaper etl_json_escape():
+ * snprintf, the JSON string writer of the output core
+ * (etl__out_json_string) against the public escaper etl_json_escape(), and
+ * IPv6 addresses (etl__out_ipv6) against inet_ntop():
  * edge values (0, powers of ten and sixteen and their neighbours,
  * INT64_MIN, UINT64_MAX), and many pseudo-random ones.
  */
 #define ETL_BUILDING_LIB 1
+#include <arpa/inet.h>
 #include <check.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -351,6 +353,48 @@ START_TEST(test_json_strings)
 }
 END_TEST
 
+static void check_ipv6(const uint8_t a[16])
+{
+	char want[INET6_ADDRSTRLEN];
+	ck_assert_ptr_nonnull(inet_ntop(AF_INET6, a, want, sizeof want));
+	struct etl_outbuf got;
+	memset(&got, 0, sizeof got);
+	etl__ob_putc(&got, 'x');                /* appended after text */
+	etl__out_ipv6(&got, a);
+	ck_assert(!got.oom);
+	ck_assert_uint_eq(got.len - 1, strlen(want));
+	ck_assert_int_eq(memcmp(got.p + 1, want, strlen(want)), 0);
+	etl__ob_free(&got);
+}
+
+/* Every pattern of zero and non-zero groups (the runs inet_ntop shortens
+ * to "::" and the IPv4 forms hang on them), with small, large and mapped
+ * values, then random addresses. */
+START_TEST(test_ipv6)
+{
+	uint8_t a[16];
+	for (unsigned mask = 0; mask < 256; mask++) {
+		for (int v = 0; v < 4; v++) {
+			for (int g = 0; g < 8; g++) {
+				unsigned x = (mask >> g & 1) ? 0 : v == 0 ? 1 : v == 1 ? 0xabcd : v == 2 ? 0x10 : (unsigned)(rnd() & 0xFFFF);
+				if (x == 0 && !(mask >> g & 1))
+					x = 7;
+				a[2 * g] = (uint8_t)(x >> 8);
+				a[2 * g + 1] = (uint8_t)x;
+			}
+			check_ipv6(a);
+			a[10] = a[11] = 0xFF;           /* ::ffff:a.b.c.d when the rest is zero */
+			check_ipv6(a);
+		}
+	}
+	for (int i = 0; i < 20000; i++) {
+		for (int k = 0; k < 16; k++)
+			a[k] = rnd() % 3 ? 0 : (uint8_t)rnd();
+		check_ipv6(a);
+	}
+}
+END_TEST
+
 static Suite *fmt_suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -362,6 +406,7 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_filetimes);
 	tcase_add_test(tc, test_json_strings);
 	tcase_add_test(tc, test_json_strings_edges);
+	tcase_add_test(tc, test_ipv6);
 	suite_add_tcase(s, tc);
 	return s;
 }

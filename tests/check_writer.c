@@ -102,73 +102,6 @@ static void evvec_free(struct evvec *vv)
 	memset(vv, 0, sizeof *vv);
 }
 
-static int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
-{
-	return memcmp(a, b, sizeof *a) == 0;
-}
-
-/* Name of the first field in which a and b differ, or NULL. full = 0
- * compares only what a writer's caller sets (synthetic events); full = 1
- * every field the reader fills, except logger_id and the positions. */
-static const char *ev_diff(const struct etl_event *a, const struct etl_event *b, int full)
-{
-#define F(x) do { if (a->x != b->x) return #x; } while (0)
-#define G(x) do { if (!guid_eq(&a->x, &b->x)) return #x; } while (0)
-	F(kind);
-	F(processor);
-	F(pid);
-	F(tid);
-	F(id);
-	F(timestamp);
-	G(provider);
-	F(version);
-	F(channel);
-	F(level);
-	F(opcode);
-	F(task);
-	F(keyword);
-	F(header_flags);
-	F(event_property);
-	F(kernel_time);
-	F(user_time);
-	G(activity_id);
-	F(ext_size);
-	F(payload_size);
-	if (a->ext_size && memcmp(a->ext, b->ext, a->ext_size) != 0)
-		return "ext bytes";
-	if (a->payload_size && memcmp(a->payload, b->payload, a->payload_size) != 0)
-		return "payload bytes";
-	if (!full)
-		return NULL;
-	F(header_type);
-	F(ptr_size);
-	F(present);
-	F(size);
-	F(header_size);
-	F(hook_id);
-	F(version_word);
-	F(trace_flags);
-	F(utc);
-	F(instance_id);
-	F(parent_instance_id);
-	G(parent_guid);
-	F(reg_handle);
-	F(parent_reg_handle);
-	F(pebs_index);
-	F(pmc_count);
-	for (int i = 0; i < 7; i++)
-		if (a->pmc[i] != b->pmc[i])
-			return "pmc[]";
-	F(sequence);
-	F(component_id);
-	F(ext_count);
-	if ((a->provider_name == NULL) != (b->provider_name == NULL) ||
-	    (a->provider_name && strcmp(a->provider_name, b->provider_name) != 0))
-		return "provider_name";
-	return NULL;
-#undef F
-#undef G
-}
 
 /* ------------------------------------------------------------------ */
 /* memory sink                                                          */
@@ -294,7 +227,7 @@ static void check_readback(const uint8_t *img, size_t len, const struct evvec *e
 			i++;
 		TU_CHECK(i < exp->n, "%s: extra event in stream %d (record %zu, offset 0x%" PRIx64 ", ts %" PRId64 ")",
 		         what, stream, k, ev->file_offset, ev->timestamp);
-		const char *d = ev_diff(&exp->v[i].ev, ev, full);
+		const char *d = tu_ev_diff(&exp->v[i].ev, ev, full);
 		TU_CHECK(d == NULL, "%s: stream %d, event %zu of the source (record %zu read, offset 0x%" PRIx64
 		         "): field %s differs", what, stream, i, k, ev->file_offset, d);
 		cur[stream] = i + 1;
@@ -1454,7 +1387,7 @@ START_TEST(test_compression_buffer_spill)
 		TU_CHECK(got < nev, "cbuf: extra event");
 		struct etl_event want;
 		spill_next(g, &want);
-		const char *d = ev_diff(&want, rev, 0);
+		const char *d = tu_ev_diff(&want, rev, 0);
 		TU_CHECK(d == NULL, "cbuf: event %u: %s differs", got, d);
 		got++;
 	}
@@ -1864,7 +1797,7 @@ static void sink_fail_once(int compressed, long k, size_t nev, int *in_events, i
 		ck_assert_uint_lt(sn, nev);
 		ck_assert_msg(!seen[sn], "K=%ld: event %u twice", k, sn);
 		seen[sn] = 1;
-		const char *d = ev_diff(&all.v[sn].ev, ev, 0);
+		const char *d = tu_ev_diff(&all.v[sn].ev, ev, 0);
 		ck_assert_msg(d == NULL, "K=%ld: event %u: %s differs", k, sn, d);
 		nread++;
 	}
@@ -2076,7 +2009,7 @@ START_TEST(test_newfile)
 			/* Per processor, serials increase across files. */
 			ck_assert_uint_ge(s, next_serial[ev->processor]);
 			next_serial[ev->processor] = s + 1;
-			const char *d = ev_diff(&all.v[s].ev, ev, 0);
+			const char *d = tu_ev_diff(&all.v[s].ev, ev, 0);
 			ck_assert_msg(d == NULL, "%s: event %u: %s", p, s, d);
 			total++;
 		}
@@ -2159,7 +2092,7 @@ START_TEST(test_newfile_marker_failure)
 				continue;
 			uint32_t sn = serial_of(ev);
 			ck_assert_uint_eq(sn, total);
-			const char *d = ev_diff(&all.v[sn].ev, ev, 0);
+			const char *d = tu_ev_diff(&all.v[sn].ev, ev, 0);
 			ck_assert_msg(d == NULL, "event %u: %s", sn, d);
 			total++;
 		}

@@ -70,9 +70,15 @@ void sfx_start_with(struct sfx *x, etl_sem_config *cfg, struct etl_sem_options *
 	ck_assert_msg(etl_sem_start(x->sem) == ETL_OK, "start: %s", etl_sem_errmsg(x->sem));
 }
 
+void sfx_stop(struct sfx *x)
+{
+	ck_assert_msg(etl_sem_stop(x->sem) == ETL_OK, "stop: %s", etl_sem_errmsg(x->sem));
+	x->stopped = 1;
+}
+
 void sfx_finish(struct sfx *x, struct sf_file *diag, struct sf_file *ctx)
 {
-	if (x->sem)
+	if (x->sem && !x->stopped)
 		ck_assert_msg(etl_sem_stop(x->sem) == ETL_OK, "stop: %s", etl_sem_errmsg(x->sem));
 	if (diag) {
 		sf_read(diag, x->diag_path);

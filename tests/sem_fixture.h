@@ -32,6 +32,7 @@ struct sfx {
 	char diag_path[128], ctx_path[128];
 	etl_sem_config *cfg;
 	etl_sem *sem;
+	int stopped;                        /* sfx_stop() was called           */
 };
 
 /*! sfx_config_text() : a configuration from .reg text (must load). */
@@ -50,7 +51,11 @@ void sfx_teardown(void);
 void sfx_start(struct sfx *x, etl_sem_config *cfg, int blocking);
 void sfx_start_with(struct sfx *x, etl_sem_config *cfg, struct etl_sem_options *o);
 
-/*! sfx_finish() : stops the engine, reads both files (which must have no
+/*! sfx_stop() : stops the engine (which must succeed) before
+ *  sfx_finish(), for what is read from a stopped engine. */
+void sfx_stop(struct sfx *x);
+
+/*! sfx_finish() : stops the engine (unless sfx_stop() did), reads both files (which must have no
  *  damage; NULL: not read), frees the engine and the configuration and
  *  removes the directory. */
 void sfx_finish(struct sfx *x, struct sf_file *diag, struct sf_file *ctx);

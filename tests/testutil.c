@@ -4,12 +4,15 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -727,4 +730,141 @@ void tu_hexdump(const char *title, const uint8_t *p, size_t n, uint64_t base)
 		}
 		fputc('\n', stderr);
 	}
+}
+
+/* ---- comparing events ------------------------------------------------ */
+
+static int tu_guid_eq_(const struct etl_guid *a, const struct etl_guid *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* Name of the first field in which a and b differ, or NULL. full = 0
+ * compares only what a writer's caller sets (synthetic events); full = 1
+ * every field the reader fills, except logger_id and the positions. */
+const char *tu_ev_diff(const struct etl_event *a, const struct etl_event *b, int full)
+{
+#define F(x) do { if (a->x != b->x) return #x; } while (0)
+#define G(x) do { if (!tu_guid_eq_(&a->x, &b->x)) return #x; } while (0)
+	F(kind);
+	F(processor);
+	F(pid);
+	F(tid);
+	F(id);
+	F(timestamp);
+	G(provider);
+	F(version);
+	F(channel);
+	F(level);
+	F(opcode);
+	F(task);
+	F(keyword);
+	F(header_flags);
+	F(event_property);
+	F(kernel_time);
+	F(user_time);
+	G(activity_id);
+	F(ext_size);
+	F(payload_size);
+	if (a->ext_size && memcmp(a->ext, b->ext, a->ext_size) != 0)
+		return "ext bytes";
+	if (a->payload_size && memcmp(a->payload, b->payload, a->payload_size) != 0)
+		return "payload bytes";
+	if (!full)
+		return NULL;
+	F(header_type);
+	F(ptr_size);
+	F(present);
+	F(size);
+	F(header_size);
+	F(hook_id);
+	F(version_word);
+	F(trace_flags);
+	F(utc);
+	F(instance_id);
+	F(parent_instance_id);
+	G(parent_guid);
+	F(reg_handle);
+	F(parent_reg_handle);
+	F(pebs_index);
+	F(pmc_count);
+	for (int i = 0; i < 7; i++)
+		if (a->pmc[i] != b->pmc[i])
+			return "pmc[]";
+	F(sequence);
+	F(component_id);
+	F(ext_count);
+	if ((a->provider_name == NULL) != (b->provider_name == NULL) ||
+	    (a->provider_name && strcmp(a->provider_name, b->provider_name) != 0))
+		return "provider_name";
+	return NULL;
+#undef F
+#undef G
+}
+
+/* ---- corpus listing, tools ------------------------------------------- */
+
+static int is_etl_name(const struct dirent *de)
+{
+	size_t l = strlen(de->d_name);
+	return l > 4 && strcmp(de->d_name + l - 4, ".etl") == 0;
+}
+
+char **tu_corpus_list(size_t *n)
+{
+	struct dirent **ents = NULL;
+	int k = scandir(tu_corpus_dir(), &ents, is_etl_name, alphasort);
+	*n = 0;
+	char **names = calloc(k > 0 ? (size_t)k + 1 : 1, sizeof *names);
+	for (int i = 0; i < k; i++) {
+		if (names)
+			names[(*n)++] = strdup(ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	return names;
+}
+
+void tu_corpus_list_free(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+char *tu_tool_path(const char *name)
+{
+	char self[4096];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+	ck_assert_msg(k > 0, "cannot find the test program: %s", strerror(errno));
+	self[k] = 0;
+	char *slash = strrchr(self, '/');
+	ck_assert_ptr_nonnull(slash);
+	*slash = 0;
+	size_t n = strlen(self) + strlen(name) + 16;
+	char *p = malloc(n);
+	ck_assert_ptr_nonnull(p);
+	snprintf(p, n, "%s/../bin/%s", self, name);
+	return p;
+}
+
+int tu_run_tool(char *const argv[], const char *out_path, const char *err_path)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int err = open(err_path ? err_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		ck_assert_msg(errno == EINTR, "waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1 - WTERMSIG(st);
 }

@@ -56,6 +56,23 @@ void tu_skip(const char *test, const char *fmt, ...)
 		}                                                         \
 	} while (0)
 
+/*! tu_corpus_list() : the names of the corpus's .etl files, sorted, in a
+ *  NULL-terminated array (free with tu_corpus_list_free()); *n their
+ *  number, 0 without a corpus. Usable outside a test (no ck_assert). */
+char **tu_corpus_list(size_t *n);
+void tu_corpus_list_free(char **names);
+
+/*! tu_tool_path() : the path of the command-line tool name ("etlreplay")
+ *  of the build the running test program belongs to (its ../bin),
+ *  newly allocated. */
+char *tu_tool_path(const char *name);
+
+/*! tu_run_tool() : runs argv (argv[0] a path, NULL-terminated) with its
+ *  standard output to out_path and its standard error to err_path (NULL:
+ *  /dev/null) and standard input from /dev/null. @return : its exit
+ *  status, or -1 - signal when a signal ended it. */
+int tu_run_tool(char *const argv[], const char *out_path, const char *err_path);
+
 /*! tu_load_file() : the whole file in a malloc'd block (one spare NUL byte
  *  after the end, so text can be parsed in place). *len = file size. */
 uint8_t *tu_load_file(const char *path, size_t *len);
@@ -271,5 +288,14 @@ uint64_t tu_rand(uint64_t *state);
 
 /* Hex dump of n bytes at p (labelled with base offsets) to stderr. */
 void tu_hexdump(const char *title, const uint8_t *p, size_t n, uint64_t base);
+
+/* ---- comparing events ------------------------------------------------ */
+
+/*! tu_ev_diff() : the name of the first field in which a and b differ, or
+ *  NULL. full = 0 compares only what a writer's caller sets (synthetic
+ *  events); full = 1 every field the reader fills, except logger_id and
+ *  the positions (offsets, record pointer). Payload and extended items
+ *  are compared byte for byte. */
+const char *tu_ev_diff(const struct etl_event *a, const struct etl_event *b, int full);
 
 #endif /* TESTUTIL_H */

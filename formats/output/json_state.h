@@ -14,6 +14,7 @@
 #include <string.h>
 #include "formats/output/out.h"
 #include "lib/common/fmt.h"
+#include "lib/render/memo.h"
 
 struct json_priv {
 	int lines;                   /* jsonl                                 */
@@ -24,72 +25,16 @@ struct json_priv {
 	int have_prov;
 	struct etl_guid prov;
 	char prov_text[ETL_FMT_GUID_LEN + 4];
-	/* The time of the last event up to its seconds, "2020-...:SS." (the
-	 * events of a trace come many per second). */
-	int have_sec;
-	int64_t sec;
-	size_t sec_len;
-	char sec_text[ETL_FMT_TIME_MAX];
-	struct sys_memo *sys;        /* SYS_MEMO_N entries, or NULL           */
-	struct key_memo *keys;       /* KEY_MEMO_N entries, or NULL           */
-	struct tail_memo *tail;      /* TAIL_MEMO_N entries, or NULL          */
+	/* Text already made (lib/render/memo.h): the System part up to
+	 * "TimeCreated", the RenderingInfo part after the message, property
+	 * names as object keys ("name": escaped, without the comma), the
+	 * time up to its seconds. */
+	struct etl_head_memo *head;
+	struct etl_tail_memo *tail;
+	struct etl_name_memo *keys;
+	struct etl_time_memo time;
 };
 
-/* The text of a record from its start to "TimeCreated": (provider, event
- * id, version, level, task, opcode, keywords) by those values, the
- * provider name compared by content: the events of a trace are of few
- * kinds. Direct-mapped by a hash of the values. */
-#define SYS_MEMO_N 64u
-#define SYS_NAME_MAX 95u
-#define SYS_TEXT_MAX 320u
-struct sys_memo {
-	uint8_t used, has_name, version, level, opcode;
-	uint16_t id, task;
-	uint64_t keywords;
-	struct etl_guid prov;
-	uint64_t gen;                /* names_gen the name pointer is known in */
-	const char *name_ptr;
-	size_t text_len;
-	char name[SYS_NAME_MAX + 1];
-	char text[SYS_TEXT_MAX];
-};
-
-/* Property names as object keys ("name": escaped, without the comma) by
- * the name's pointer, the name compared by content: the properties of an
- * event kind share their name strings. Direct-mapped. */
-#define KEY_MEMO_N 1024u
-#define KEY_RAW_MAX 39u
-#define KEY_TEXT_MAX 48u
-struct key_memo {
-	const char *ptr;
-	uint64_t gen;                /* names_gen ptr is known in, or 0        */
-	uint8_t text_len;
-	char raw[KEY_RAW_MAX + 1];
-	char text[KEY_TEXT_MAX];
-};
-
-/* The RenderingInfo text after the message (Level .. EventName and the
- * closing brace) by the seven names, compared by content. Direct-mapped
- * by a hash of the name pointers (schemas hand out the same ones). */
-#define TAIL_MEMO_N 64u
-#define TAIL_KEYS 7
-#define TAIL_RAW_MAX 256u
-#define TAIL_TEXT_MAX 640u
-struct tail_memo {
-	int used;
-	uint64_t gen;                /* names_gen the pointers are known in    */
-	const char *ptr[TAIL_KEYS];
-	uint16_t off[TAIL_KEYS];     /* offset in raw, or 0xFFFF for NULL      */
-	size_t text_len;
-	char raw[TAIL_RAW_MAX];      /* the names, each NUL-terminated        */
-	char text[TAIL_TEXT_MAX];
-};
-
-/* etl_guid_equal() inline (a GUID is 16 bytes, no padding). */
-static inline int guid_eq(const struct etl_guid *a, const struct etl_guid *b)
-{
-	return memcmp(a, b, sizeof *a) == 0;
-}
 _Static_assert(sizeof(struct etl_guid) == 16, "struct etl_guid is 16 bytes");
 
 static inline void key(struct etl_outbuf *b, int *first, const char *k)

@@ -73,23 +73,23 @@ static void json_close(struct etl_render *o)
 	if (!j)
 		return;
 	etl__ob_free(&j->val);
-	free(j->sys);
+	etl__memo_head_free(j->head);
+	etl__memo_tail_free(j->tail);
 	free(j->keys);
-	free(j->tail);
 	free(j);
 	o->priv = NULL;
 }
 
 /* A property name as an object key, after a comma unless first; from the
- * memo when this name was seen (see struct key_memo). */
+ * memo when this name was seen (lib/render/memo.h). */
 static __attribute__((noinline)) void prop_key_miss(struct json_priv *j, struct etl_outbuf *b,
-                                                    const char *nm, int comma, struct key_memo *m,
-                                                    uint64_t gen);
-
-static inline struct key_memo *key_slot(struct json_priv *j, const char *nm)
+                                                    const char *nm, int comma, uint64_t gen)
 {
-	uintptr_t h = (uintptr_t)nm;
-	return &j->keys[(h ^ h >> 5 ^ h >> 13) % KEY_MEMO_N];
+	size_t n = strlen(nm);
+	size_t start = b->len + (comma != 0);
+	etl__out_json_key(b, nm, n, comma);
+	if (!b->oom)
+		etl__memo_name_keep(&j->keys, nm, n, gen, b->p + start, b->len - start);
 }
 
 /* Inline: the memo hit, once per property. */
@@ -97,62 +97,21 @@ static inline void prop_key(struct json_priv *j, struct etl_outbuf *b, const cha
                             uint64_t gen)
 {
 	const char *nm = name ? name : "";
-	struct key_memo *m = j->keys ? key_slot(j, nm) : NULL;
-	if (m && m->ptr == nm && ((gen && m->gen == gen) || strcmp(m->raw, nm) == 0)) {
-		m->gen = gen;
-		char *o = etl__ob_room(b, KEY_TEXT_MAX + 1);
+	const struct etl_name_entry *m = etl__memo_name_find(j->keys, nm, gen);
+	if (m) {
+		char *o = etl__ob_room(b, ETL_NAME_TEXT_MAX + 1);
 		if (!o)
 			return;
 		*o = ',';
 		o += comma != 0;
-		memcpy(o, m->text, KEY_TEXT_MAX);
+		memcpy(o, m->text, ETL_NAME_TEXT_MAX);
 		b->len += (size_t)(comma != 0) + m->text_len;
 		return;
 	}
-	prop_key_miss(j, b, nm, comma, m, gen);
+	prop_key_miss(j, b, nm, comma, gen);
 }
 
-static void prop_key_miss(struct json_priv *j, struct etl_outbuf *b, const char *nm, int comma,
-                          struct key_memo *m, uint64_t gen)
-{
-	if (!m) {
-		if (!j->keys && !(j->keys = calloc(KEY_MEMO_N, sizeof *j->keys))) {
-			etl__out_json_key(b, nm, strlen(nm), comma);
-			return;
-		}
-		m = key_slot(j, nm);
-	}
-	size_t n = strlen(nm);
-	size_t start = b->len + (comma != 0);
-	etl__out_json_key(b, nm, n, comma);
-	size_t kl = b->len - start;
-	if (b->oom || n > KEY_RAW_MAX || kl > KEY_TEXT_MAX) {
-		m->ptr = NULL;
-		return;
-	}
-	memcpy(m->text, b->p + start, kl);
-	m->gen = gen;
-	m->ptr = nm;
-	m->text_len = (uint8_t)kl;
-	memcpy(m->raw, nm, n + 1);
-}
-
-/* The character of p when p is a character (an 8- or 16-bit integer with
- * a String out type; char arrays hold one per element) below U+0080, whose
- * text is that one byte; -1 otherwise. */
-static inline int ascii_char(const struct etl_prop *p)
-{
-	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || p->out_type != ETL_OUT_STRING)
-		return -1;
-	uint64_t c;
-	if (p->in_type == ETL_IN_INT8 || p->in_type == ETL_IN_UINT8)
-		c = p->v.u & 0xFF;
-	else if (p->in_type == ETL_IN_INT16 || p->in_type == ETL_IN_UINT16)
-		c = p->v.u & 0xFFFF;
-	else
-		return -1;
-	return c < 0x80 ? (int)c : -1;
-}
+#define ascii_char etl__out_ascii_char
 
 /* An ASCII character as a JSON string: "c", or escaped. */
 static void put_ascii_char(struct etl_outbuf *b, int ch)
@@ -170,14 +129,7 @@ static void put_ascii_char(struct etl_outbuf *b, int ch)
 	b->len += n;
 }
 
-/* An integer shown in plain decimal: no out type, an in type that is not
- * one of the hex ones (etl__out_value() would write the same digits). */
-static int plain_decimal(const struct etl_prop *p)
-{
-	return (p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT) && p->out_type == ETL_OUT_NULL &&
-	       p->in_type != ETL_IN_HEXINT32 && p->in_type != ETL_IN_HEXINT64 &&
-	       p->in_type != ETL_IN_POINTER;
-}
+#define plain_decimal etl__out_plain_decimal
 
 #define JSON_SAFE_INT 9007199254740992LL   /* 2^53: beyond, numbers are strings */
 
@@ -307,19 +259,7 @@ static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out
 	etl__ob_putc(b, '}');
 }
 
-/* kind, in_type and out_type of p as one 64-bit value, to compare element
- * types with one comparison. The three fields are adjacent in struct
- * etl_prop (checked below); read through the struct's bytes. */
-_Static_assert(sizeof(int) == 4 &&
-               offsetof(struct etl_prop, in_type) == offsetof(struct etl_prop, kind) + 4 &&
-               offsetof(struct etl_prop, out_type) == offsetof(struct etl_prop, kind) + 6,
-               "kind, in_type, out_type are 8 adjacent bytes");
-static inline uint64_t type_key(const struct etl_prop *p)
-{
-	uint64_t k;
-	memcpy(&k, (const unsigned char *)p + offsetof(struct etl_prop, kind), sizeof k);
-	return k;
-}
+#define type_key etl__out_type_key
 
 /* Writes the run of elements e[0 .. n) that are ASCII characters of the
  * type of e[0], each as ,"c" or ,"\escape" (no comma before the array's
@@ -332,7 +272,6 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 		return 0;
 	const uint64_t key = type_key(e);       /* e is a character: String out type */
 	const uint64_t mask = e->in_type == ETL_IN_INT8 || e->in_type == ETL_IN_UINT8 ? 0xFF : 0xFFFF;
-	size_t comma = !at_start;
 	uint32_t k = 0;
 	while (k < n) {
 		uint32_t block = n - k < 1024 ? n - k : 1024;
@@ -346,16 +285,22 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 			uint64_t c = p->v.u & mask;
 			if (type_key(p) != key || c >= 0x80)
 				break;
-			o[0] = ',';
-			o += comma;                 /* none before the first element */
-			comma = 1;
-			*o++ = '"';
-			if (etl__json_plain[c])
-				*o++ = (char)c;
-			else
-				o += etl__out_json_escape_ascii(o, (unsigned char)c);
-			*o++ = '"';
+			o[0] = ',';             /* each with its comma (see below) */
+			o[1] = '"';
+			if (etl__json_plain[c]) {
+				o[2] = (char)c;
+				o[3] = '"';
+				o += 4;
+			} else {
+				o += 2 + etl__out_json_escape_ascii(o + 2, (unsigned char)c);
+				*o++ = '"';
+			}
 		}
+		if (at_start && o > start) {    /* no comma before the first element */
+			memmove(start, start + 1, (size_t)(o - start - 1));
+			o--;
+		}
+		at_start = 0;
 		b->len += (size_t)(o - start);
 		if (k < end)
 			break;
@@ -493,7 +438,9 @@ static int json_event(struct etl_render *o, const struct etl_out_rec *r)
 		record(j, b, r);
 		etl__ob_puts(b, ",\n\"Events\":[");
 	} else {
-		etl__ob_puts(b, j->events ? ",\n" : "\n");
+		/* ETL_OUTPUT_EVENTS_ONLY: as after a first event (etl_output.h). */
+		int later = j->events || (o->flags & ETL_OUTPUT_EVENTS_ONLY);
+		etl__ob_puts(b, later ? ",\n" : "\n");
 		record(j, b, r);
 	}
 	if (!r->is_header)

@@ -1,7 +1,6 @@
 /*
- * out_xml.c - Windows event XML (the EvtRender / tracerpt schema,
- * doc/decoding.md §6.1 and §6.3), written with libxml2's xmlTextWriter so the
- * document is always well-formed.
+ * formats/output/out_xml.c - Windows event XML (the EvtRender / tracerpt
+ * schema, doc/decoding.md §6.1 and §6.3):
  *
  *   <?xml version="1.0" encoding="UTF-8"?>
  *   <Events>
@@ -31,48 +30,42 @@
  *   ...
  *   </Events>
  *
- * One <Event> per line, no indentation inside. Nested properties are
- * flattened (etl__out_leaves): struct members as <Data Name="s.member">,
- * array elements as <Data Name="a[0]">.
+ * One <Event> per line, no indentation inside; an element without content
+ * is written <Name/>. Nested properties are flattened as etl__out_leaves()
+ * names them: struct members as <Data Name="s.member">, array elements as
+ * <Data Name="a[0]">.
  *
- * Text that XML 1.0 cannot carry is replaced before libxml2 sees it
- * (etl__out_clean): C0 controls other than TAB, LF, CR become the Unicode
- * Control Picture U+2400+c (U+0001 -> U+2401 "␁"), bytes that are not
- * UTF-8 and U+FFFE/U+FFFF become U+FFFD. The comment holding the reason of
- * a ProcessingErrorData has "--" written as "- -".
+ * Text that XML 1.0 cannot carry is replaced (etl__out_clean): C0 controls
+ * other than TAB, LF, CR become the Unicode Control Picture U+2400+c
+ * (U+0001 -> U+2401 "␁"), bytes that are not UTF-8 and U+FFFE/U+FFFF
+ * become U+FFFD; content and attributes are then escaped as libxml2's
+ * xmlTextWriter escapes them (lib/render/escape_xml.c), which this
+ * renderer wrote through before it wrote the text itself. The comment
+ * holding the reason of a ProcessingErrorData has "--" written as "- -".
+ *
+ * The document is written straight into the output buffer: the parts of
+ * a record that depend only on its kind come from memos
+ * (lib/render/memo.h), and property names known to the memo are not
+ * escaped again.
  */
 #define ETL_BUILDING_LIB 1
-#include <libxml/xmlwriter.h>
 #include <stdlib.h>
 #include <string.h>
 #include "formats/output/out.h"
+#include "lib/render/memo.h"
 
 #define NS_EVENT "http://schemas.microsoft.com/win/2004/08/events/event"
 #define NS_TRACE "http://schemas.microsoft.com/win/2004/08/events/trace"
 
 struct xml_priv {
-	xmlBufferPtr xb;             /* what the writer produced since the last
-	                                flush; passed to the sink and emptied */
-	xmlTextWriterPtr w;
-	struct etl_outbuf tmp;       /* cleaned text, NUL-terminated          */
-	struct etl_outbuf val;       /* a formatted value                     */
-	int failed;                  /* a libxml2 call failed                 */
+	struct etl_outbuf val;       /* a formatted value to escape           */
+	struct etl_outbuf name;      /* <Data Name=" and a nested leaf's
+	                                name, escaped                         */
+	struct etl_head_memo *head;
+	struct etl_tail_memo *tail;
+	struct etl_name_memo *names; /* property names, attribute-escaped     */
+	struct etl_time_memo time;
 };
-
-/* libxml2 writes into memory (x->xb), never to the sink itself: sink
- * failures are ours to report, and libxml2 prints nothing. */
-static int xml_flush(struct etl_render *o)
-{
-	struct xml_priv *x = o->priv;
-	if (xmlTextWriterFlush(x->w) < 0)
-		x->failed = 1;
-	int n = xmlBufferLength(x->xb);
-	int st = ETL_OK;
-	if (n > 0)
-		st = etl__render_write(o, xmlBufferContent(x->xb), (size_t)n);
-	xmlBufferEmpty(x->xb);
-	return st;
-}
 
 static int xml_open(struct etl_render *o)
 {
@@ -80,13 +73,6 @@ static int xml_open(struct etl_render *o)
 	if (!x)
 		return ETL_FATAL;
 	o->priv = x;
-	xmlInitParser();                   /* idempotent; safe for threads later */
-	x->xb = xmlBufferCreate();
-	if (!x->xb)
-		return ETL_FATAL;
-	x->w = xmlNewTextWriterMemory(x->xb, 0);
-	if (!x->w)
-		return ETL_FATAL;
 	return ETL_OK;
 }
 
@@ -95,302 +81,511 @@ static void xml_close(struct etl_render *o)
 	struct xml_priv *x = o->priv;
 	if (!x)
 		return;
-	if (x->w)
-		xmlFreeTextWriter(x->w);
-	if (x->xb)
-		xmlBufferFree(x->xb);
-	etl__ob_free(&x->tmp);
 	etl__ob_free(&x->val);
+	etl__ob_free(&x->name);
+	etl__memo_head_free(x->head);
+	etl__memo_tail_free(x->tail);
+	free(x->names);
 	free(x);
 	o->priv = NULL;
 }
 
-/* Cleaned, NUL-terminated copy of s in x->tmp. */
-static const xmlChar *clean(struct xml_priv *x, const char *s, size_t n)
+/* Appends a string literal at q (room known); PUTL advances q. */
+#define PUTL(q, lit) (memcpy((q), "" lit, sizeof(lit) - 1), (q) += sizeof(lit) - 1)
+
+/* Room for the fixed parts written at once: literals, GUIDs, numbers. */
+#define XML_PART_MAX 512u
+/* Longest <Data Name="name of an array whose elements are written by
+ * copying it whole (longer ones take the general way). */
+#define XML_PREFIX_MAX 112u
+
+/* "{xxxxxxxx-...}" at q; returns the end. */
+static char *put_guid(char *q, const struct etl_guid *g)
 {
-	x->tmp.len = 0;
-	etl__out_clean(&x->tmp, s ? s : "", s ? n : 0, 1);
-	etl__ob_putc(&x->tmp, 0);
-	if (x->tmp.oom) {
-		x->failed = 1;
-		return BAD_CAST "";
+	q[0] = '{';
+	etl__fmt_guid(q + 1, g);
+	q[ETL_FMT_GUID_LEN + 1] = '}';
+	return q + ETL_FMT_GUID_LEN + 2;
+}
+
+/* <name>text</name>, or <name/> when text is NULL or empty; open is
+ * "<name", close "</name>". */
+static void elem_text(struct etl_outbuf *b, const char *open, const char *close, const char *s)
+{
+	etl__ob_puts(b, open);
+	if (!s || !*s) {
+		ETL_OB_LIT(b, "/>");
+		return;
 	}
-	return BAD_CAST x->tmp.p;
+	etl__ob_putc(b, '>');
+	etl__out_xml_text(b, s, strlen(s));
+	etl__ob_puts(b, close);
 }
 
-static void chk(struct xml_priv *x, int rc)
+/* The text up to TimeCreated's attribute, the same for every event of a
+ * kind (the memo's head). */
+static void system_head(void *ctx, struct etl_outbuf *b, const struct etl_out_rec *r)
 {
-	if (rc < 0)
-		x->failed = 1;
+	(void)ctx;
+	ETL_OB_LIT(b, "<Event xmlns=\"" NS_EVENT "\"><System><Provider");
+	if (r->provider_name) {
+		ETL_OB_LIT(b, " Name=\"");
+		etl__out_xml_attr(b, r->provider_name, strlen(r->provider_name));
+		etl__ob_putc(b, '"');
+	}
+	char *o = etl__ob_room(b, XML_PART_MAX);
+	if (!o)
+		return;
+	char *q = o;
+	PUTL(q, " Guid=\"");
+	q = put_guid(q, &r->provider);
+	PUTL(q, "\"/><EventID>");
+	q += etl__fmt_u64(q, r->event_id);
+	PUTL(q, "</EventID><Version>");
+	q += etl__fmt_u64(q, r->version);
+	PUTL(q, "</Version><Level>");
+	q += etl__fmt_u64(q, r->level);
+	PUTL(q, "</Level><Task>");
+	q += etl__fmt_u64(q, r->task);
+	PUTL(q, "</Task><Opcode>");
+	q += etl__fmt_u64(q, r->opcode);
+	PUTL(q, "</Opcode><Keywords>0x");
+	q += etl__fmt_hex64(q, r->keywords);
+	PUTL(q, "</Keywords><TimeCreated");
+	b->len += (size_t)(q - o);
 }
 
-static void start(struct xml_priv *x, const char *name)
+/* Name="value" with a decimal value at q; returns the end. */
+#define PUT_ATTR_U64(q, lit, v) (PUTL(q, lit "=\""), (q) += etl__fmt_u64((q), (v)), *(q)++ = '"')
+
+/* TimeCreated's attribute and the rest of System. */
+static void system_rest(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r)
 {
-	chk(x, xmlTextWriterStartElement(x->w, BAD_CAST name));
+	char *o = etl__ob_room(b, XML_PART_MAX);
+	if (!o)
+		return;
+	char *q = o;
+	if (r->has_time) {
+		PUTL(q, " SystemTime=\"");
+		q += etl__memo_time(&x->time, q, r->utc);
+		*q++ = '"';
+	} else if (r->has_raw) {
+		PUTL(q, " RawTime=\"");
+		q += etl__fmt_i64(q, r->raw);
+		*q++ = '"';
+	}
+	PUTL(q, "/><Correlation");
+	if (r->has_activity) {
+		PUTL(q, " ActivityID=\"");
+		q = put_guid(q, &r->activity);
+		*q++ = '"';
+	}
+	if (r->has_related) {
+		PUTL(q, " RelatedActivityID=\"");
+		q = put_guid(q, &r->related);
+		*q++ = '"';
+	}
+	PUTL(q, "/>");
+	if (r->has_exec) {
+		PUTL(q, "<Execution");
+		if (r->has_pid) {
+			PUT_ATTR_U64(q, " ProcessID", r->pid);
+			PUT_ATTR_U64(q, " ThreadID", r->tid);
+		}
+		PUT_ATTR_U64(q, " ProcessorID", r->cpu);
+		if (r->has_cpu_times) {
+			PUT_ATTR_U64(q, " KernelTime", r->kernel_time);
+			PUT_ATTR_U64(q, " UserTime", r->user_time);
+		}
+		PUTL(q, "/>");
+	}
+	PUTL(q, "<Channel>");
+	q += etl__fmt_u64(q, r->channel);
+	PUTL(q, "</Channel><Computer/>");
+	b->len += (size_t)(q - o);
+	if (r->user_sid) {
+		ETL_OB_LIT(b, "<Security UserID=\"");
+		etl__out_xml_attr(b, r->user_sid, strlen(r->user_sid));
+		ETL_OB_LIT(b, "\"/>");
+	}
+	ETL_OB_LIT(b, "</System>");
 }
 
-static void end(struct xml_priv *x)
-{
-	chk(x, xmlTextWriterEndElement(x->w));
-}
+/* ---- EventData --------------------------------------------------------- */
 
-static void attr(struct xml_priv *x, const char *name, const char *value)
+/* The text of value p that is not plain ASCII, or may be empty: formatted
+ * apart, then cleaned and escaped. */
+static void data_text(struct xml_priv *x, struct etl_outbuf *b, const struct etl_prop *p)
 {
-	chk(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST name, clean(x, value, strlen(value))));
-}
-
-static void attr_fmt(struct xml_priv *x, const char *name, const char *fmt, unsigned long long v)
-{
-	char s[32];
-	snprintf(s, sizeof s, fmt, v);
-	chk(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST s));
-}
-
-static void attr_guid(struct xml_priv *x, const char *name, const struct etl_guid *g)
-{
-	char s[ETL_GUID_STRLEN], t[ETL_GUID_STRLEN + 2];
-	snprintf(t, sizeof t, "{%s}", etl_guid_format(g, s));
-	chk(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST t));
-}
-
-static void text_n(struct xml_priv *x, const char *s, size_t n)
-{
-	if (n)
-		chk(x, xmlTextWriterWriteString(x->w, clean(x, s, n)));
-}
-
-static void elem_text(struct xml_priv *x, const char *name, const char *s)
-{
-	start(x, name);
-	if (s)
-		text_n(x, s, strlen(s));
-	end(x);
-}
-
-static void elem_num(struct xml_priv *x, const char *name, const char *fmt, unsigned long long v)
-{
-	char s[32];
-	snprintf(s, sizeof s, fmt, v);
-	elem_text(x, name, s);
-}
-
-static int xml_begin(struct etl_render *o)
-{
-	struct xml_priv *x = o->priv;
-	chk(x, xmlTextWriterStartDocument(x->w, "1.0", "UTF-8", NULL));
-	start(x, "Events");
-	chk(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
-	if (xml_flush(o) != ETL_OK)
-		return ETL_FATAL;
-	if (x->failed)
-		return etl__render_fail(o, ETL_E_NOMEM, "Cannot start the XML document");
-	return ETL_OK;
-}
-
-static int data_leaf(void *arg, const char *name, size_t name_len, const struct etl_prop *p)
-{
-	struct xml_priv *x = arg;
-	start(x, "Data");
-	chk(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST "Name", clean(x, name, name_len)));
 	x->val.len = 0;
 	etl__out_value(&x->val, p);
 	if (x->val.oom)
-		x->failed = 1;
-	text_n(x, x->val.p, x->val.len);
-	end(x);
-	return 0;
+		b->oom = 1;
+	etl__out_xml_text(b, x->val.p, x->val.len);
 }
 
-static void system_part(struct xml_priv *x, const struct etl_out_rec *r)
+/* The value of leaf p after <Data Name="..." (the name's closing quote
+ * written): >value</Data>, or /> when its text is empty. Values that cannot
+ * hold anything to escape (numbers, GUIDs, times, ...) are formatted in
+ * place. */
+/* data_value() of the commonest integers: hex, plain decimal, and ASCII
+ * characters that need no escaping, written at once. Returns 0 (nothing
+ * written) for any other value. Inline: once per value, thousands per
+ * event in stacks and char arrays. */
+static inline __attribute__((always_inline)) int data_int(struct etl_outbuf *b, const struct etl_prop *p)
 {
-	char t[ETL_TIME_STRLEN];
-	start(x, "System");
-	start(x, "Provider");
-	if (r->provider_name)
-		attr(x, "Name", r->provider_name);
-	attr_guid(x, "Guid", &r->provider);
-	end(x);
-	elem_num(x, "EventID", "%llu", r->event_id);
-	elem_num(x, "Version", "%llu", r->version);
-	elem_num(x, "Level", "%llu", r->level);
-	elem_num(x, "Task", "%llu", r->task);
-	elem_num(x, "Opcode", "%llu", r->opcode);
-	elem_num(x, "Keywords", "0x%llx", (unsigned long long)r->keywords);
-	start(x, "TimeCreated");
-	if (r->has_time)
-		attr(x, "SystemTime", etl_filetime_format(r->utc, t, sizeof t));
-	else if (r->has_raw)
-		attr_fmt(x, "RawTime", "%lld", (unsigned long long)r->raw);
-	end(x);
-	start(x, "Correlation");
-	if (r->has_activity)
-		attr_guid(x, "ActivityID", &r->activity);
-	if (r->has_related)
-		attr_guid(x, "RelatedActivityID", &r->related);
-	end(x);
-	if (r->has_exec) {
-		start(x, "Execution");
-		if (r->has_pid) {
-			attr_fmt(x, "ProcessID", "%llu", r->pid);
-			attr_fmt(x, "ThreadID", "%llu", r->tid);
-		}
-		attr_fmt(x, "ProcessorID", "%llu", r->cpu);
-		if (r->has_cpu_times) {
-			attr_fmt(x, "KernelTime", "%llu", r->kernel_time);
-			attr_fmt(x, "UserTime", "%llu", r->user_time);
-		}
-		end(x);
-	}
-	elem_num(x, "Channel", "%llu", r->channel);
-	start(x, "Computer");
-	end(x);
-	if (r->user_sid) {
-		start(x, "Security");
-		attr(x, "UserID", r->user_sid);
-		end(x);
-	}
-	end(x);
-}
-
-/* The reason as a comment: no "--" inside, no "-" at the end. */
-static void reason_comment(struct xml_priv *x, const char *reason)
-{
-	struct etl_outbuf c;
-	memset(&c, 0, sizeof c);
-	etl__ob_putc(&c, ' ');
-	clean(x, reason, strlen(reason));
-	for (size_t i = 0; x->tmp.p && x->tmp.p[i]; i++) {
-		etl__ob_putc(&c, x->tmp.p[i]);
-		if (x->tmp.p[i] == '-' && x->tmp.p[i + 1] == '-')
-			etl__ob_putc(&c, ' ');
-	}
-	etl__ob_putc(&c, ' ');
-	etl__ob_putc(&c, 0);
-	if (c.oom)
-		x->failed = 1;
+	if (p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT)
+		return 0;
+	char *o = etl__ob_room(b, ETL_OUT_HEX_INT_MAX + 12);
+	if (!o)
+		return 1;
+	size_t n;
+	int ch;
+	o[0] = '>';
+	if (etl__out_is_hex_type(p))
+		n = etl__out_hex_int(o + 1, p);         /* "0x..." */
+	else if (p->out_type == ETL_OUT_NULL)
+		n = p->kind == ETL_VAL_INT ? etl__fmt_i64(o + 1, p->v.i) : etl__fmt_u64(o + 1, p->v.u);
+	else if ((ch = etl__out_ascii_char(p)) >= 0x20 && ch != '<' && ch != '>' && ch != '&' && ch != '"')
+		o[1] = (char)ch, n = 1;
+	else if (ch < 0 && etl__out_int_decimal(p))     /* PIDs, TIDs, ... */
+		n = p->kind == ETL_VAL_INT ? etl__fmt_i64(o + 1, p->v.i) : etl__fmt_u64(o + 1, p->v.u);
 	else
-		chk(x, xmlTextWriterWriteComment(x->w, BAD_CAST c.p));
-	etl__ob_free(&c);
+		return 0;
+	memcpy(o + 1 + n, "</Data>", 7);
+	b->len += 1 + n + 7;
+	return 1;
 }
 
-static void rendering_part(struct xml_priv *x, const struct etl_out_rec *r)
+static void data_value(struct xml_priv *x, struct etl_outbuf *b, const struct etl_prop *p)
 {
-	start(x, "RenderingInfo");
-	attr(x, "Culture", "en-US");
-	if (r->r_message)
-		elem_text(x, "Message", r->r_message);
+	if (data_int(b, p))
+		return;
+	etl__ob_putc(b, '>');
+	size_t start = b->len;
+	if (!etl__out_value_needs_escape(p))
+		etl__out_value(b, p);           /* plain ASCII, nothing to escape */
+	else
+		data_text(x, b, p);
+	if (b->len == start) {
+		b->len--;
+		ETL_OB_LIT(b, "/>");
+	} else {
+		ETL_OB_LIT(b, "</Data>");
+	}
+}
+
+/* 1 for the characters below U+0080 that element content holds as they
+ * are (etl__out_xml_text() leaves them): printable ASCII and DEL but < > &
+ * ", and TAB and LF. */
+static const uint8_t xml_plain_char[128] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* The decimal digits of an array index at d (n of them) made one more. */
+static inline void index_next(char *d, size_t *n)
+{
+	size_t i = *n;
+	while (i > 0 && d[i - 1] == '9')
+		d[--i] = '0';
+	if (i > 0) {
+		d[i - 1]++;
+		return;
+	}
+	memmove(d + 1, d, *n);          /* 9..9 -> 10..0 */
+	d[0] = '1';
+	++*n;
+}
+
+/* The leaves under props[i]; x->name holds <Data Name=" and the escaped
+ * name of props[i]. Elements of an array are written from the name and
+ * the index kept in digits (stacks and char arrays have thousands). */
+static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r, uint32_t i,
+                      unsigned depth)
+{
+	const struct etl_prop *p = &r->props[i];
+	if (p->kind != ETL_VAL_STRUCT && p->kind != ETL_VAL_ARRAY) {
+		etl__ob_put(b, x->name.p, x->name.len);
+		etl__ob_putc(b, '"');
+		data_value(x, b, p);
+		return;
+	}
+	uint32_t first, count;
+	etl__out_children(r, i, depth, &first, &count);
+	size_t base = x->name.len;
+	char idx[ETL_FMT_U64_MAX + 4] = "0";
+	size_t il = 1;
+	uint32_t k = 0;
+	if (p->kind == ETL_VAL_ARRAY && count && base <= XML_PREFIX_MAX) {
+		/* Scalar elements: the name, then the index and its bracket
+		 * copied in blocks of 16 bytes (the room is there), the
+		 * value; characters of the first element's type that need no
+		 * escaping (char arrays: one per character) at once. */
+		char pre[XML_PREFIX_MAX + 16];
+		memset(pre, 0, sizeof pre);
+		if (base)
+			memcpy(pre, x->name.p, base);
+		pre[base] = '[';
+		const struct etl_prop *e = &r->props[first];
+		const uint64_t key = etl__out_type_key(e);
+		const uint64_t mask = etl__out_ascii_char(e) < 0 ? 0 : etl__out_in_type_bytes(e->in_type) == 1 ? 0xFF
+		                                                                                      : 0xFFFF;
+		for (; k < count; k++) {
+			const struct etl_prop *c = &e[k];
+			if (c->kind == ETL_VAL_STRUCT || c->kind == ETL_VAL_ARRAY)
+				break;
+			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2 + 9);
+			if (!o)
+				return;
+			for (size_t at = 0; at <= base; at += 16)
+				memcpy(o + at, pre + at, 16);
+			memcpy(o + base + 1, idx, sizeof idx);
+			size_t nl = base + il + 3;      /* <Data Name="name[k]" */
+			o += nl;
+			o[-2] = ']';
+			o[-1] = '"';
+			index_next(idx, &il);
+			uint64_t ch = c->v.u & mask;
+			if (mask && etl__out_type_key(c) == key && ch < 0x80 && xml_plain_char[ch]) {
+				memcpy(o, ">?</Data>", 9);
+				o[1] = (char)ch;
+				b->len += nl + 9;
+				continue;
+			}
+			b->len += nl;
+			if (!data_int(b, c))
+				data_value(x, b, c);
+		}
+	}
+	for (; k < count; k++) {
+		const struct etl_prop *c = &r->props[first + k];
+		x->name.len = base;
+		if (p->kind == ETL_VAL_ARRAY) {
+			/* "[k]" needs no escaping: the name's text so far stays */
+			char *o = etl__ob_room(&x->name, ETL_FMT_U64_MAX + 3);
+			if (!o)
+				break;
+			o[0] = '[';
+			memcpy(o + 1, idx, il);
+			o[il + 1] = ']';
+			x->name.len += il + 2;
+			index_next(idx, &il);
+			if (c->kind != ETL_VAL_STRUCT && c->kind != ETL_VAL_ARRAY) {
+				etl__ob_put(b, x->name.p, x->name.len);
+				etl__ob_putc(b, '"');
+				data_value(x, b, c);
+				continue;
+			}
+		} else {
+			etl__ob_putc(&x->name, '.');
+			if (c->name)
+				etl__out_xml_attr(&x->name, c->name, strlen(c->name));
+		}
+		data_walk(x, b, r, first + k, depth + 1);
+	}
+	x->name.len = base;
+}
+
+/* <Data Name=" and a top-level property's escaped name, from the memo when
+ * this name was seen. */
+static void data_name(struct xml_priv *x, struct etl_outbuf *b, const char *name, uint64_t gen)
+{
+	const struct etl_name_entry *m = etl__memo_name_find(x->names, name, gen);
+	char *o = etl__ob_room(b, 12 + ETL_NAME_TEXT_MAX);
+	if (!o)
+		return;
+	memcpy(o, "<Data Name=\"", 12);
+	b->len += 12;
+	if (m) {
+		memcpy(o + 12, m->text, ETL_NAME_TEXT_MAX);
+		b->len += m->text_len;
+		return;
+	}
+	size_t n = strlen(name), start = b->len;
+	etl__out_xml_attr(b, name, n);
+	if (!b->oom)
+		etl__memo_name_keep(&x->names, name, n, gen, b->p + start, b->len - start);
+}
+
+static void event_data(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	ETL_OB_LIT(b, "<EventData>");
+	size_t empty = b->len;
+	const struct etl_prop *props = r->props;
+	const uint32_t n = r->n_props;
+	for (uint32_t i = 0; i < n; i++) {
+		if (props[i].parent != ETL_PROP_NO_PARENT)      /* not top-level */
+			continue;
+		const char *name = props[i].name ? props[i].name : "";
+		if (props[i].kind != ETL_VAL_STRUCT && props[i].kind != ETL_VAL_ARRAY) {
+			data_name(x, b, name, r->names_gen);
+			etl__ob_putc(b, '"');
+			data_value(x, b, &props[i]);
+			continue;
+		}
+		x->name.len = 0;
+		ETL_OB_LIT(&x->name, "<Data Name=\"");
+		etl__out_xml_attr(&x->name, name, strlen(name));
+		if (x->name.oom)
+			b->oom = 1;
+		data_walk(x, b, r, i, 0);
+	}
+	if (b->len == empty) {
+		b->len--;
+		ETL_OB_LIT(b, "/>");
+	} else {
+		ETL_OB_LIT(b, "</EventData>");
+	}
+}
+
+/* ---- ProcessingErrorData, RenderingInfo, ExtendedTracingInfo ----------- */
+
+/* The reason as a comment: cleaned, no "--" inside, no "-" at the end. */
+static void reason_comment(struct xml_priv *x, struct etl_outbuf *b, const char *reason)
+{
+	x->val.len = 0;
+	etl__out_clean(&x->val, reason, strlen(reason), 1);
+	if (x->val.oom)
+		b->oom = 1;
+	ETL_OB_LIT(b, "<!-- ");
+	for (size_t i = 0; i < x->val.len; i++) {
+		etl__ob_putc(b, x->val.p[i]);
+		if (x->val.p[i] == '-' && i + 1 < x->val.len && x->val.p[i + 1] == '-')
+			etl__ob_putc(b, ' ');
+	}
+	ETL_OB_LIT(b, " -->");
+}
+
+static void error_data(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	ETL_OB_LIT(b, "<ProcessingErrorData><ErrorCode>");
+	etl__ob_u64(b, (unsigned)r->error_code);
+	ETL_OB_LIT(b, "</ErrorCode><DataItemName/><EventPayload");
+	if (r->payload_len) {
+		etl__ob_putc(b, '>');
+		etl__out_hex(b, r->payload, r->payload_len);
+		ETL_OB_LIT(b, "</EventPayload>");
+	} else {
+		ETL_OB_LIT(b, "/>");
+	}
+	if (r->error_reason)
+		reason_comment(x, b, r->error_reason);
+	ETL_OB_LIT(b, "</ProcessingErrorData>");
+}
+
+/* The RenderingInfo text after the message (the memo's tail). */
+static void rendering_tail(void *ctx, struct etl_outbuf *b, const struct etl_out_rec *r)
+{
+	(void)ctx;
 	if (r->r_level)
-		elem_text(x, "Level", r->r_level);
+		elem_text(b, "<Level", "</Level>", r->r_level);
 	if (r->r_opcode)
-		elem_text(x, "Opcode", r->r_opcode);
+		elem_text(b, "<Opcode", "</Opcode>", r->r_opcode);
 	if (r->r_task)
-		elem_text(x, "Task", r->r_task);
+		elem_text(b, "<Task", "</Task>", r->r_task);
 	if (r->r_channel)
-		elem_text(x, "Channel", r->r_channel);
+		elem_text(b, "<Channel", "</Channel>", r->r_channel);
 	if (r->r_provider)
-		elem_text(x, "Provider", r->r_provider);
+		elem_text(b, "<Provider", "</Provider>", r->r_provider);
 	if (r->r_keywords && *r->r_keywords) {
-		start(x, "Keywords");
+		ETL_OB_LIT(b, "<Keywords");
 		const char *s = r->r_keywords;
+		int any = 0;
 		while (*s) {
 			size_t n = strcspn(s, " ");
 			if (n) {
-				start(x, "Keyword");
-				text_n(x, s, n);
-				end(x);
+				if (!any)
+					etl__ob_putc(b, '>');
+				any = 1;
+				ETL_OB_LIT(b, "<Keyword>");
+				etl__out_xml_text(b, s, n);
+				ETL_OB_LIT(b, "</Keyword>");
 			}
 			s += n;
 			while (*s == ' ')
 				s++;
 		}
-		end(x);
+		if (any)
+			ETL_OB_LIT(b, "</Keywords>");
+		else
+			ETL_OB_LIT(b, "/>");
 	}
-	if (r->r_event_name) {
-		start(x, "EventName");
-		attr(x, "xmlns", NS_TRACE);
-		text_n(x, r->r_event_name, strlen(r->r_event_name));
-		end(x);
-	}
-	end(x);
+	if (r->r_event_name)
+		elem_text(b, "<EventName xmlns=\"" NS_TRACE "\"", "</EventName>", r->r_event_name);
+	ETL_OB_LIT(b, "</RenderingInfo>");
 }
 
-static void guid_elem(struct xml_priv *x, const char *name, const struct etl_guid *g)
+static void rendering_part(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r)
 {
-	char t[ETL_GUID_STRLEN + 2];
-	t[0] = '{';
-	etl_guid_format(g, t + 1);
-	t[ETL_GUID_STRLEN] = '}';
-	t[ETL_GUID_STRLEN + 1] = 0;
-	elem_text(x, name, t);
+	ETL_OB_LIT(b, "<RenderingInfo Culture=\"en-US\">");
+	if (r->r_message)
+		elem_text(b, "<Message", "</Message>", r->r_message);
+	etl__memo_tail(&x->tail, b, r, rendering_tail, NULL);
 }
 
 /* tracerpt's ExtendedTracingInfo (doc/decoding.md §6.3): the event class GUID
  * of a classic or kernel record, and an instance header's ids. */
-static void ext_tracing_part(struct xml_priv *x, const struct etl_out_rec *r)
+static void ext_tracing_part(struct etl_outbuf *b, const struct etl_out_rec *r)
 {
-	start(x, "ExtendedTracingInfo");
-	attr(x, "xmlns", NS_TRACE);
-	guid_elem(x, "EventGuid", &r->event_guid);
+	char *o = etl__ob_room(b, XML_PART_MAX);
+	if (!o)
+		return;
+	char *q = o;
+	PUTL(q, "<ExtendedTracingInfo xmlns=\"" NS_TRACE "\"><EventGuid>");
+	q = put_guid(q, &r->event_guid);
+	PUTL(q, "</EventGuid>");
 	if (r->has_instance) {
-		elem_num(x, "InstanceID", "%llu", r->instance_id);
-		elem_num(x, "ParentInstanceID", "%llu", r->parent_instance_id);
-		guid_elem(x, "ParentGuid", &r->parent_guid);
+		PUTL(q, "<InstanceID>");
+		q += etl__fmt_u64(q, r->instance_id);
+		PUTL(q, "</InstanceID><ParentInstanceID>");
+		q += etl__fmt_u64(q, r->parent_instance_id);
+		PUTL(q, "</ParentInstanceID><ParentGuid>");
+		q = put_guid(q, &r->parent_guid);
+		PUTL(q, "</ParentGuid>");
 	}
-	end(x);
+	PUTL(q, "</ExtendedTracingInfo>");
+	b->len += (size_t)(q - o);
+}
+
+/* ---- the document ------------------------------------------------------ */
+
+static int xml_begin(struct etl_render *o)
+{
+	ETL_OB_LIT(&o->buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Events>\n");
+	return etl__render_flush(o);
 }
 
 static int xml_event(struct etl_render *o, const struct etl_out_rec *r)
 {
 	struct xml_priv *x = o->priv;
+	struct etl_outbuf *b = &o->buf;
 	if (r->absent)
 		return ETL_OK;
-	start(x, "Event");
-	attr(x, "xmlns", NS_EVENT);
-	system_part(x, r);
-	if (r->has_data) {
-		start(x, "EventData");
-		if (etl__out_leaves(r, data_leaf, x) != 0)
-			x->failed = 1;
-		end(x);
-	} else if (r->has_error) {
-		start(x, "ProcessingErrorData");
-		elem_num(x, "ErrorCode", "%llu", (unsigned)r->error_code);
-		start(x, "DataItemName");
-		end(x);
-		start(x, "EventPayload");
-		x->val.len = 0;
-		etl__out_hex(&x->val, r->payload, r->payload_len);
-		if (x->val.oom)
-			x->failed = 1;
-		text_n(x, x->val.p, x->val.len);
-		end(x);
-		if (r->error_reason)
-			reason_comment(x, r->error_reason);
-		end(x);
-	}
+	etl__memo_head(&x->head, b, r, system_head, NULL);
+	system_rest(x, b, r);
+	if (r->has_data)
+		event_data(x, b, r);
+	else if (r->has_error)
+		error_data(x, b, r);
 	if (r->has_rendering)
-		rendering_part(x, r);
+		rendering_part(x, b, r);
 	if (r->has_ext_tracing)
-		ext_tracing_part(x, r);
-	end(x);
-	chk(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
-	if (xml_flush(o) != ETL_OK)
-		return ETL_FATAL;
-	if (x->failed)
-		return etl__render_fail(o, ETL_E_NOMEM, "Cannot format an event as XML");
-	return ETL_OK;
+		ext_tracing_part(b, r);
+	ETL_OB_LIT(b, "</Event>\n");
+	return etl__render_flush(o);
 }
 
 static int xml_end(struct etl_render *o)
 {
-	struct xml_priv *x = o->priv;
-	end(x);                               /* </Events> */
-	chk(x, xmlTextWriterEndDocument(x->w));
-	if (xml_flush(o) != ETL_OK)
-		return ETL_FATAL;
-	if (x->failed)
-		return etl__render_fail(o, ETL_E_NOMEM, "Cannot end the XML document");
-	return ETL_OK;
+	ETL_OB_LIT(&o->buf, "</Events>\n");
+	return etl__render_flush(o);
 }
 
 const struct etl_out_ops etl__out_xml = {

@@ -1,5 +1,6 @@
 /*
- * lib/common/clock.h - converting a file's raw timestamps to UTC (internal).
+ * lib/common/clock.h - converting a file's raw timestamps to UTC and back
+ * (internal).
  *
  * The logfile header names the clock a trace was written with (QPC, system
  * time or CPU cycles) and its frequency; raw timestamps become FILETIME
@@ -31,6 +32,11 @@ void etl__clock_init(struct etl_clock *ck, const struct etl_logfile *lf);
 /* raw -> FILETIME in *ft. ETL_OK, or ETL_FAILED when ck is not usable or
  * the result does not fit. */
 int etl__clock_to_utc(const struct etl_clock *ck, int64_t raw, int64_t *ft);
+
+/* FILETIME -> the raw value whose conversion comes nearest ft (exact for
+ * clocks of 10 MHz and faster), in 128-bit arithmetic. ETL_OK, or
+ * ETL_FAILED when ck is not usable or the value does not fit. */
+int etl__clock_from_utc(const struct etl_clock *ck, int64_t ft, int64_t *raw);
 
 /* A SYSTEMTIME (8 little-endian u16: year, month, day of week, day, hour,
  * minute, second, milliseconds; 16 bytes at b) as a FILETIME in *ft: 1,

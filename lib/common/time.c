@@ -80,6 +80,31 @@ int etl__clock_to_utc(const struct etl_clock *ck, int64_t raw, int64_t *ft)
 	return ETL_OK;
 }
 
+/* The inverse, for writers of a trace in clock ck (a merge of inputs with
+ * other clocks, a replay into a session): r is the smallest |raw - T0|
+ * that converts to |ft - StartTime| or beyond, then the nearer of r and
+ * r - 1; the conversion truncates toward zero, so both signs are
+ * symmetric. */
+int etl__clock_from_utc(const struct etl_clock *ck, int64_t ft, int64_t *raw)
+{
+	if (!ck->usable)
+		return ETL_FAILED;
+	__int128 d = (__int128)ft - ck->start;
+	__int128 a = d < 0 ? -d : d;
+	__int128 r = (a * ck->div + ck->mul - 1) / ck->mul;
+	if (r > 0) {
+		__int128 over = r * ck->mul / ck->div - a;
+		__int128 under = a - (r - 1) * ck->mul / ck->div;
+		if (under < over)
+			r--;
+	}
+	__int128 v = (__int128)ck->t0 + (d < 0 ? -r : r);
+	if (v > INT64_MAX || v < INT64_MIN)
+		return ETL_FAILED;
+	*raw = (int64_t)v;
+	return ETL_OK;
+}
+
 #define FT_UNIX_EPOCH 116444736000000000LL  /* 1970-01-01 in FILETIME */
 #define FT_PER_SEC 10000000LL
 

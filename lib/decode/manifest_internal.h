@@ -227,8 +227,9 @@ int etl__mf_decode_event(etl_decoder *d, const struct etl_event *ev, struct mf_s
  * (at load). NULL when memory is short. */
 const struct mf_msg *etl__mf_msg_compile(struct mf_set *s, const char *msg, uint32_t n_top);
 
-/* Renders the message of e for the properties just decoded into decoder
- * storage at *out. 0 on out-of-memory. */
+/* Renders the message of e for the properties just decoded; *out points
+ * into the set's message buffer, valid until the set's next message (the
+ * decoder's next call). 0 on out-of-memory. */
 int etl__mf_msg_render(etl_decoder *d, struct mf_set *set, const struct mf_event *e, const char **out);
 
 #endif /* ETL_MANIFEST_INTERNAL_H */

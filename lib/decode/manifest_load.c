@@ -9,9 +9,13 @@
  * maps), the RenderingInfo texts of its task, opcode, level and channel,
  * and its message, parsed into pieces (lib/decode/manifest_message.c). A
  * manifest that fails to load adds no event.
+ *
+ * libxml2 (2.9) must be initialised once before threads parse at the same
+ * time (etlconvert -j loads manifests in several threads): xml_init().
  */
 #define ETL_BUILDING_LIB 1
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +42,13 @@ struct mf_load {
 	int err;                    /* 1 after mf_error()                   */
 	int oom;
 };
+
+static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
+
+static void xml_init(void)
+{
+	pthread_once(&xml_once, xmlInitParser);
+}
 
 /* ---- strings --------------------------------------------------------- */
 
@@ -701,6 +712,7 @@ static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 		etl__dec_set_error(d, ETL_E_LIMIT, "%s: manifest larger than %u bytes", path, MF_MAX_FILE_BYTES);
 		return ETL_FAILED;
 	}
+	xml_init();
 	xmlParserCtxtPtr ctx = xmlNewParserCtxt();
 	if (!ctx) {
 		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
@@ -773,6 +785,7 @@ int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_
 		return ETL_FAILED;
 	}
 	struct mf_set *s = etl__mf_set_get(d, 1);
+	xml_init();
 	xmlParserCtxtPtr ctx = s ? xmlNewParserCtxt() : NULL;
 	if (!ctx) {
 		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", name);

@@ -200,7 +200,7 @@ static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char 
 /* Renders the message of e from the pieces parsed at load. The text is
  * capped at MF_MAX_MESSAGE bytes: a piece (a literal run or an insert)
  * that would pass the cap is left out, later ones that fit are kept. The
- * buffer stays with the set for the next event. */
+ * buffer, NUL-terminated, stays with the set for the next event. */
 int etl__mf_msg_render(etl_decoder *d, struct mf_set *set, const struct mf_event *e, const char **out)
 {
 	const struct mf_msg *m = e->msg;
@@ -222,12 +222,15 @@ int etl__mf_msg_render(etl_decoder *d, struct mf_set *set, const struct mf_event
 	set->msg_cap = b.cap;
 	if (b.oom)
 		return 0;
-	char *r = etl__dec_alloc(d, b.n + 1);
-	if (!r)
-		return 0;
-	if (b.n)
-		memcpy(r, b.p, b.n);
-	r[b.n] = 0;
-	*out = r;
+	/* The text stays in the set's buffer, which the next event's message
+	 * reuses: as long as the result, which lasts until the decoder's next
+	 * call (and dies with the set, as the names do). */
+	(void)d;
+	if (!b.p) {
+		*out = "";
+		return 1;
+	}
+	b.p[b.n] = 0;                   /* cap > n once there is a buffer */
+	*out = b.p;
 	return 1;
 }

@@ -288,20 +288,36 @@ static int decode_value(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 /* n elements of sz bytes at b, copies of tmpl with their value and
  * offset. Inline with a constant sz at each call, so that every element
  * size gets its own loop without a branch per element. */
-static inline void fill_int_elems(struct etl_prop *props, const struct etl_prop *tmpl,
-                                  const uint8_t *b, uint32_t n, uint32_t pos, unsigned sz)
+static inline __attribute__((always_inline)) void fill_int_elems_kind(struct etl_prop *props,
+                                                                      const struct etl_prop *tmpl,
+                                                                      const uint8_t *b, uint32_t n,
+                                                                      uint32_t pos, unsigned sz, int kind)
 {
+	const struct etl_prop t = *tmpl;
 	for (uint32_t i = 0; i < n; i++, b += sz) {
 		uint64_t u = sz == 1 ? b[0] : sz == 2 ? etl_le16(b) : sz == 4 ? etl_le32(b) : etl_le64(b);
-		if (tmpl->kind == ETL_VAL_INT)      /* as set_int() sign-extends */
+		if (kind == ETL_VAL_INT)            /* as set_int() sign-extends */
 			u = (uint64_t)(sz == 1 ? (int8_t)u : sz == 2 ? (int16_t)u : sz == 4 ? (int32_t)u : (int64_t)u);
-		else if (tmpl->kind == ETL_VAL_BOOL)
+		else if (kind == ETL_VAL_BOOL)
 			u = u != 0;
 		/* Assigned whole: the slots came from etl__dec_reserve_raw(). */
-		props[i] = *tmpl;
+		props[i] = t;
 		props[i].v.u = u;
 		props[i].payload_offset = pos + i * sz;
 	}
+}
+
+/* The loop above with the element's kind constant too (it does not depend
+ * on the value), so that no element tests it. */
+static inline void fill_int_elems(struct etl_prop *props, const struct etl_prop *tmpl,
+                                  const uint8_t *b, uint32_t n, uint32_t pos, unsigned sz)
+{
+	if (tmpl->kind == ETL_VAL_INT)
+		fill_int_elems_kind(props, tmpl, b, n, pos, sz, ETL_VAL_INT);
+	else if (tmpl->kind == ETL_VAL_BOOL)
+		fill_int_elems_kind(props, tmpl, b, n, pos, sz, ETL_VAL_BOOL);
+	else
+		fill_int_elems_kind(props, tmpl, b, n, pos, sz, ETL_VAL_UINT);
 }
 
 static void decode_int_elems(struct tl_dec *x, const struct tl_field *f, unsigned sz,
@@ -437,10 +453,19 @@ static int find_items(const struct etl_event *ev, struct tl_items *it)
 	return it->meta != NULL;
 }
 
+/* What the last etl__tl_match() found, for the etl__tl_decode() the
+ * dispatcher (lib/decode/decoder.c) calls right after a match with the same
+ * event, so that the item chain is walked once; used once. */
+static _Thread_local struct {
+	const struct etl_event *ev;
+	struct tl_items it;
+} last_match;
+
 int etl__tl_match(const struct etl_event *ev)
 {
-	struct tl_items it;
-	return find_items(ev, &it);
+	int found = find_items(ev, &last_match.it);
+	last_match.ev = found ? ev : NULL;
+	return found;
 }
 
 int etl__tl_decode(etl_decoder *d, const struct etl_event *ev)
@@ -454,8 +479,12 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev)
 	uint64_t h;
 
 	res->source = ETL_DECODE_TRACELOGGING;
-	if (!find_items(ev, &it))
+	if (last_match.ev == ev) {
+		it = last_match.it;
+		last_match.ev = NULL;
+	} else if (!find_items(ev, &it)) {
 		return etl__dec_fail(d, ETL_E_UNSUPPORTED, "no TraceLogging metadata in this event");
+	}
 
 	/* Key: 'T', provider GUID, traits length (u16) and bytes, metadata. */
 	key_len = 1 + 16 + 2 + it.traits_len + it.meta_len;
@@ -493,5 +522,8 @@ int etl__tl_decode(etl_decoder *d, const struct etl_event *ev)
 	if (base == UINT32_MAX)
 		return etl__dec_fail(d, oom ? ETL_E_NOMEM : ETL_E_BAD_SIZE,
 		                     "TraceLogging event \"%s\": too many fields", s->event_name);
-	return decode_fields(&x, 0, s->n_top, base, ETL_PROP_NO_PARENT);
+	int rc = decode_fields(&x, 0, s->n_top, base, ETL_PROP_NO_PARENT);
+	if (rc == ETL_OK)
+		etl__dec_set_names_stable(d);   /* every name is in the cached schema */
+	return rc;
 }

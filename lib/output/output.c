@@ -4,6 +4,9 @@
  * payload (System values, RenderingInfo, payload or error), writes the
  * header event exactly once, and drives the renderer of the chosen format
  * (formats/output/). What renderers share lives in lib/render/.
+ * With ETL_OUTPUT_EVENTS_ONLY a handle starts in the state an ordinary one
+ * reaches after the header event and the first event, so that handles in
+ * several threads render one document's later events (etlconvert -j).
  */
 #define ETL_BUILDING_LIB 1
 #include <stdarg.h>
@@ -50,10 +53,15 @@ static int is_logfile_record(const struct etl_event *ev)
 	return (ev->present & ETL_EVF_HOOKID) && ev->hook_id == 0;
 }
 
+int etl_output_is_header_record(const struct etl_logfile *lf, const struct etl_event *ev)
+{
+	return lf && ev && lf->present && is_logfile_record(ev) && ev->file_offset == lf->file_offset &&
+	       ev->timestamp == lf->header_timestamp;
+}
+
 static int matches_lf(const struct etl_output *o, const struct etl_event *ev)
 {
-	return o->have_lf && is_logfile_record(ev) && ev->file_offset == o->lf.file_offset &&
-	       ev->timestamp == o->lf.header_timestamp;
+	return o->have_lf && etl_output_is_header_record(&o->lf, ev);
 }
 
 /* ---- building a record ---------------------------------------------- */
@@ -121,8 +129,9 @@ static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
 	etl_ext_iter_init(&it, ev);
 	while (ev->ext_count && etl_ext_iter_next(&it, &item) == ETL_OK) {
 		struct etl_ext_typed t;
-		if (etl_ext_item_decode(&item, &t) != ETL_OK)
-			continue;
+		if ((item.ext_type != ETL_EXT_RELATED_ACTIVITYID && item.ext_type != ETL_EXT_SID) ||
+		    etl_ext_item_decode(&item, &t) != ETL_OK)
+			continue;               /* (TraceLogging schemas, stacks, ...) */
 		if (item.ext_type == ETL_EXT_RELATED_ACTIVITYID && !r->has_related) {
 			r->has_related = 1;
 			r->related = t.u.guid;
@@ -262,12 +271,38 @@ int etl_output_set_flags(etl_output *o, unsigned flags)
 		return ETL_FAILED;
 	if (o->state != ETL_OST_NEW)
 		return misuse(o, "etl_output_set_flags() called after etl_output_begin()");
-	if ((flags & ~(ETL_OUTPUT_TEXT_RECORD | ETL_OUTPUT_EXPLAIN)) ||
+	if ((flags & ~(ETL_OUTPUT_TEXT_RECORD | ETL_OUTPUT_EXPLAIN | ETL_OUTPUT_EVENTS_ONLY)) ||
 	    ((flags & ETL_OUTPUT_TEXT_RECORD) && o->ops != &etl__out_text) ||
 	    ((flags & ETL_OUTPUT_EXPLAIN) && o->ops != &etl__out_json && o->ops != &etl__out_jsonl))
 		return misuse(o, "etl_output_set_flags(): a flag the format does not have");
 	o->r.flags = flags;
 	return ETL_OK;
+}
+
+static int discard(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	return 0;
+}
+
+/* ETL_OUTPUT_EVENTS_ONLY: the state an ordinary handle is in once it has
+ * written the header event and the first event (the renderer's prologue
+ * run into nothing, the header event and the logfile-header record taken
+ * as done), without writing anything. The JSON renderer reads the flag for
+ * the separator it would have counted its way to. */
+static int begin_events_only(etl_output *o)
+{
+	o->header_done = 1;
+	o->header_skipped = 1;
+	if (!o->ops->begin)
+		return ETL_OK;
+	etl_output_write_fn write = o->r.write;
+	o->r.write = discard;
+	int st = o->ops->begin(&o->r);
+	o->r.write = write;
+	return st;
 }
 
 int etl_output_begin(etl_output *o, const struct etl_logfile *lf)
@@ -277,6 +312,8 @@ int etl_output_begin(etl_output *o, const struct etl_logfile *lf)
 	if (o->state != ETL_OST_NEW)
 		return misuse(o, "etl_output_begin() called twice or after a failure");
 	o->state = ETL_OST_OPEN;
+	if (o->r.flags & ETL_OUTPUT_EVENTS_ONLY)
+		return begin_events_only(o);
 	if (lf && lf->present) {
 		o->lf = *lf;
 		o->lf.logger_name = strdup(lf->logger_name ? lf->logger_name : "");
@@ -375,6 +412,10 @@ int etl_output_end(etl_output *o)
 		return ETL_FATAL;
 	if (o->state != ETL_OST_OPEN)
 		return misuse(o, "etl_output_end() called before etl_output_begin() or twice");
+	if (o->r.flags & ETL_OUTPUT_EVENTS_ONLY) {    /* the document's end is not its */
+		o->state = ETL_OST_ENDED;
+		return ETL_OK;
+	}
 	if (!o->header_done) {
 		int st = write_header(o, NULL);
 		if (st != ETL_OK)

@@ -241,31 +241,6 @@ int etl_merge_same_clock(const etl_merge *m, int input)
 	return same_clock(&m->in[input].clock, &m->in[m->clock_input].clock);
 }
 
-/* The raw value in clock ck whose conversion comes nearest FILETIME ft, in
- * 128-bit arithmetic. @return : 0, or -1 if the clock is unusable or the
- * value overflows. */
-static int clock_from_utc(const struct etl_clock *ck, int64_t ft, int64_t *raw)
-{
-	if (!ck->usable)
-		return -1;
-	__int128 d = (__int128)ft - ck->start;
-	__int128 a = d < 0 ? -d : d;
-	/* r: the smallest |raw - T0| that converts to |d| or beyond; the
-	 * reader truncates toward zero, so both signs are symmetric. */
-	__int128 r = (a * ck->div + ck->mul - 1) / ck->mul;
-	if (r > 0) {
-		__int128 over = r * ck->mul / ck->div - a;
-		__int128 under = a - (r - 1) * ck->mul / ck->div;
-		if (under < over)
-			r--;
-	}
-	__int128 v = (__int128)ck->t0 + (d < 0 ? -r : r);
-	if (v > INT64_MAX || v < INT64_MIN)
-		return -1;
-	*raw = (int64_t)v;
-	return 0;
-}
-
 int etl_merge_timestamp(const etl_merge *m, int input, const struct etl_event *ev, int64_t *raw)
 {
 	if (!m || m->clock_input < 0 || input < 0 || input >= m->n)
@@ -275,7 +250,7 @@ int etl_merge_timestamp(const etl_merge *m, int input, const struct etl_event *e
 		return ETL_OK;
 	}
 	if (!(ev->present & ETL_EVF_UTC) ||
-	    clock_from_utc(&m->in[m->clock_input].clock, ev->utc, raw) != 0)
+	    etl__clock_from_utc(&m->in[m->clock_input].clock, ev->utc, raw) != ETL_OK)
 		return ETL_FAILED;
 	return ETL_OK;
 }

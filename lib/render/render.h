@@ -23,9 +23,10 @@
  *   close(o)   free o->priv; safe after a failed open or begin.
  * A renderer reports failures with etl__render_fail() (returns ETL_FATAL).
  *
- * Files: outbuf.c (the buffer and the context's sink), escape.c (XML, JSON
- * and name=value text), value_format.c (property values, the tree walk,
- * name=value lists).
+ * Files: outbuf.c (the buffer and the context's sink), escape.c (XML
+ * cleaning, JSON and name=value text), escape_xml.c (XML content and
+ * attributes), value_format.c (property values, the tree walk, name=value
+ * lists), memo.c (text already made, lib/render/memo.h).
  */
 #ifndef ETL_RENDER_H
 #define ETL_RENDER_H
@@ -278,6 +279,10 @@ void etl__out_hex(struct etl_outbuf *b, const uint8_t *p, size_t n);
 /* "{xxxxxxxx-...}" */
 void etl__out_guid(struct etl_outbuf *b, const struct etl_guid *g);
 
+/* An IPv6 address (16 bytes, network order) as glibc's inet_ntop() writes
+ * it ("fe80::1", "::ffff:1.2.3.4"). */
+void etl__out_ipv6(struct etl_outbuf *b, const uint8_t a[16]);
+
 /* The text etl__out_value() writes for an integer shown in hex ("0x" and
  * lower-case digits, at most ETL_OUT_HEX_INT_MAX bytes) at o; returns its
  * length, or 0 (nothing written) when p is not such an integer. */
@@ -324,6 +329,64 @@ static inline size_t etl__out_hex_int(char *o, const struct etl_prop *p)
 	return 2 + etl__fmt_hex64(o + 2, u);
 }
 
+/* The character of p when p is a character (an 8- or 16-bit integer with
+ * a String out type; char arrays hold one per element) below U+0080, whose
+ * text (etl__out_value()) is that one byte; -1 otherwise. */
+static inline int etl__out_ascii_char(const struct etl_prop *p)
+{
+	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || p->out_type != ETL_OUT_STRING)
+		return -1;
+	uint64_t c;
+	if (p->in_type == ETL_IN_INT8 || p->in_type == ETL_IN_UINT8)
+		c = p->v.u & 0xFF;
+	else if (p->in_type == ETL_IN_INT16 || p->in_type == ETL_IN_UINT16)
+		c = p->v.u & 0xFFFF;
+	else
+		return -1;
+	return c < 0x80 ? (int)c : -1;
+}
+
+/* An integer shown in plain decimal: no out type, an in type that is not
+ * one of the hex ones (etl__out_value() writes its %lld / %llu digits). */
+static inline int etl__out_plain_decimal(const struct etl_prop *p)
+{
+	return (p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT) && p->out_type == ETL_OUT_NULL &&
+	       p->in_type != ETL_IN_HEXINT32 && p->in_type != ETL_IN_HEXINT64 &&
+	       p->in_type != ETL_IN_POINTER;
+}
+
+/* Whether etl__out_value() writes integer p in decimal (%lld / %llu): not
+ * hex, not a character, boolean, IPv4 address or port. */
+static inline int etl__out_int_decimal(const struct etl_prop *p)
+{
+	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || etl__out_is_hex_type(p))
+		return 0;
+	switch (p->out_type) {
+	case ETL_OUT_STRING:
+		return etl__out_in_type_bytes(p->in_type) > 2;
+	case ETL_OUT_BOOLEAN:
+		return 0;
+	case ETL_OUT_IPV4: case ETL_OUT_PORT:
+		return p->kind == ETL_VAL_INT;
+	default:
+		return 1;
+	}
+}
+
+/* kind, in_type and out_type of p as one 64-bit value, to compare element
+ * types with one comparison. The three fields are adjacent in struct
+ * etl_prop (checked below); read through the struct's bytes. */
+_Static_assert(sizeof(int) == 4 &&
+               offsetof(struct etl_prop, in_type) == offsetof(struct etl_prop, kind) + 4 &&
+               offsetof(struct etl_prop, out_type) == offsetof(struct etl_prop, kind) + 6,
+               "kind, in_type, out_type are 8 adjacent bytes");
+static inline uint64_t etl__out_type_key(const struct etl_prop *p)
+{
+	uint64_t k;
+	memcpy(&k, (const unsigned char *)p + offsetof(struct etl_prop, kind), sizeof k);
+	return k;
+}
+
 /* Whether the text etl__out_value() writes for p may need escaping: only
  * strings and characters (8/16-bit integers with a String out type) can
  * hold quotes, backslashes, controls or bytes that are not UTF-8; every
@@ -336,6 +399,20 @@ int etl__out_value_needs_escape(const struct etl_prop *p);
  * unless keep_tlc) become the matching Control Picture U+2400+c, and the
  * non-characters U+FFFE/U+FFFF become U+FFFD. */
 void etl__out_clean(struct etl_outbuf *b, const char *s, size_t n, int keep_tlc);
+
+/* Appends s (n bytes) cleaned as etl__out_clean(keep_tlc 1) cleans it and
+ * escaped for XML element content (< > & " as entities, CR as &#13;). */
+void etl__out_xml_text(struct etl_outbuf *b, const char *s, size_t n);
+
+/* The same for an attribute value between double quotes: also LF, CR, TAB
+ * as &#10; &#13; &#9;. */
+void etl__out_xml_attr(struct etl_outbuf *b, const char *s, size_t n);
+
+/* etl__out_xml_attr() (attr) or etl__out_xml_text() choosing the loop:
+ * simd 0 forces the portable one, for tests (etl__out_xml_simd() is 1 when
+ * there is an SSE2 one). Same output either way. */
+void etl__out_xml_ex(struct etl_outbuf *b, const char *s, size_t n, int attr, int simd);
+int etl__out_xml_simd(void);
 
 /* Appends s (n bytes; s NULL -> null) as a JSON string literal: " \ and
  * controls escaped, invalid UTF-8 bytes as \ufffd. */

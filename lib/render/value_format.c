@@ -21,14 +21,13 @@
  *   SID              S-1-5-21-...; not a well-formed SID: as binary;
  *   binary           uppercase hex pairs, no 0x;
  *   IPv4 out type    dotted quad of the bytes in network order;
- *   IPv6 out type    RFC 5952 text (inet_ntop);
+ *   IPv6 out type    RFC 5952 text (as inet_ntop writes it);
  *   Port out type    decimal after swapping the two bytes;
  *   SocketAddress    "1.2.3.4:80" / "[::1]:80" (AF_INET 2 / AF_INET6 23),
  *                    other families as binary;
  *   strings          as decoded (UTF-8); each format escapes them.
  */
 #define ETL_BUILDING_LIB 1
-#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,13 +68,62 @@ static void put_ipv4(struct etl_outbuf *b, const uint8_t a[4])
 	}
 }
 
-static void put_ipv6(struct etl_outbuf *b, const uint8_t a[16])
+/* The text glibc's inet_ntop(AF_INET6) writes, without its sprintf per
+ * group (tests/check_fmt.c compares the two): groups in lower-case hex
+ * without leading zeros, the first longest run of two or more zero groups
+ * as "::", and the last 32 bits as a dotted quad when the first 96 are
+ * zero (but for the run) or ::ffff. */
+void etl__out_ipv6(struct etl_outbuf *b, const uint8_t a[16])
 {
-	char s[INET6_ADDRSTRLEN];
-	if (inet_ntop(AF_INET6, a, s, sizeof s))
-		etl__ob_puts(b, s);
-	else
-		etl__out_hex(b, a, 16);
+	static const char hex[] = "0123456789abcdef";
+	unsigned w[8];
+	int best = -1, best_len = 0, cur = -1, cur_len = 0;
+	for (int i = 0; i < 8; i++) {
+		w[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+		if (w[i] == 0) {
+			if (cur < 0)
+				cur = i, cur_len = 0;
+			cur_len++;
+			if (cur_len > best_len)
+				best = cur, best_len = cur_len;
+		} else {
+			cur = -1;
+		}
+	}
+	if (best_len < 2)
+		best = -1;
+	char *o = etl__ob_room(b, 48);
+	if (!o)
+		return;
+	char *q = o;
+	for (int i = 0; i < 8; i++) {
+		if (best >= 0 && i >= best && i < best + best_len) {
+			if (i == best)
+				*q++ = ':';
+			continue;
+		}
+		if (i != 0)
+			*q++ = ':';
+		if (i == 6 && best == 0 && (best_len == 6 || (best_len == 5 && w[5] == 0xffff))) {
+			for (int k = 12; k < 16; k++) {
+				if (k > 12)
+					*q++ = '.';
+				q += etl__fmt_u64(q, a[k]);
+			}
+			break;
+		}
+		int started = 0;
+		for (int sh = 12; sh >= 0; sh -= 4) {
+			unsigned d = w[i] >> sh & 15;
+			if (d || started || sh == 0) {
+				*q++ = hex[d];
+				started = 1;
+			}
+		}
+	}
+	if (best >= 0 && best + best_len == 8)
+		*q++ = ':';
+	b->len += (size_t)(q - o);
 }
 
 /* SOCKADDR_IN (family 2) / SOCKADDR_IN6 (family 23, Windows' AF_INET6). */
@@ -92,7 +140,7 @@ static int put_sockaddr(struct etl_outbuf *b, const uint8_t *p, size_t n)
 	}
 	if (family == 23 && n >= 24) {
 		etl__ob_putc(b, '[');
-		put_ipv6(b, p + 8);
+		etl__out_ipv6(b, p + 8);
 		ETL_OB_LIT(b, "]:");
 		etl__ob_u64(b, (unsigned)(p[2] << 8 | p[3]));
 		return 0;
@@ -228,7 +276,7 @@ int etl__out_value(struct etl_outbuf *b, const struct etl_prop *p)
 		if (!p->v.bin.p)
 			return ETL_OUTV_STRING;
 		if (p->out_type == ETL_OUT_IPV6 && p->v.bin.len == 16) {
-			put_ipv6(b, p->v.bin.p);
+			etl__out_ipv6(b, p->v.bin.p);
 			return ETL_OUTV_STRING;
 		}
 		if (p->out_type == ETL_OUT_IPV4 && p->v.bin.len == 4) {

@@ -13,6 +13,8 @@
  *   sem_context.c    context providers on WdiContextLog: enabled,
  *                    re-aggregated and disabled as instances come and go
  *   sem_instances.c  the table of instances in flight, keyed by activity id
+ *   sem_report.c     the history of instances for the report: when each
+ *                    started and ended, its context events
  *   sem_status.c     the Kernel-WDI status events 32-42
  * The configuration (sem_internal.h) sits below them all.
  */
@@ -103,11 +105,15 @@ struct etl__sem_instance {
 	struct etl_guid activity;
 	uint32_t start;                  /* index of its start event          */
 	int64_t since;                   /* the engine's clock at its start    */
+	uint64_t seq;                    /* order of starts: the oldest is least */
+	size_t rec;                      /* its record in the history, or
+	                                    ETL__SEM_NO_RECORD                 */
 };
 
 struct etl__sem_instances {
 	struct etl__sem_instance v[ETL_SEM_MAX_INSTANCES];
 	uint32_t n;
+	uint64_t next_seq;
 	uint32_t *per_start;             /* in flight per start event          */
 	size_t n_starts;
 };
@@ -119,7 +125,7 @@ void etl__sem_inst_free(struct etl__sem_instances *t);
 /*! etl__sem_inst_find() : @return : the index of activity's instance, or -1. */
 long etl__sem_inst_find(const struct etl__sem_instances *t, const struct etl_guid *activity);
 /*! etl__sem_inst_add() : a new instance (the caller checked room and
- *  duplicates). */
+ *  duplicates), with the next sequence number and no record. */
 void etl__sem_inst_add(struct etl__sem_instances *t, const struct etl_guid *activity, uint32_t start,
                        int64_t since);
 /*! etl__sem_inst_remove() : removes instance i; the last one takes its
@@ -129,6 +135,44 @@ void etl__sem_inst_remove(struct etl__sem_instances *t, uint32_t i);
  *  the configuration's order, at most max. @return : how many. */
 size_t etl__sem_inst_census(const struct etl__sem_instances *t, const etl_sem_config *cfg,
                             struct etl__sem_census *out, size_t max);
+
+/* ---- the history (sem_report.c) ------------------------------------------ */
+
+#define ETL__SEM_NO_RECORD ((size_t)-1)
+
+/* One instance as the report tells it; scenarios and context counts in
+ * one allocation each. */
+struct etl__sem_record {
+	struct etl_guid activity;
+	struct etl_guid *scenarios;
+	size_t n_scenarios;
+	struct etl_sem_report_event start, end;
+	int status;                      /* enum etl_sem_instance_status       */
+	struct etl_sem_context_count *ctx; /* the start event's context providers */
+	size_t n_ctx;
+};
+
+struct etl__sem_history {
+	struct etl__sem_record *v;
+	size_t n, cap;
+	uint64_t unrecorded;             /* records memory could not hold      */
+};
+
+/*! etl__sem_hist_start() : a record for an instance of start event s keyed
+ *  by activity, started at time (a FILETIME). @return : its index, or
+ *  ETL__SEM_NO_RECORD out of memory (counted). */
+size_t etl__sem_hist_start(struct etl__sem_history *h, const struct etl_guid *activity,
+                           const struct etl_sem_start_event *s, int64_t time);
+/*! etl__sem_hist_end() : record rec ended with status (ENDED: by the end
+ *  event provider;id, else provider NULL) at time. NO_RECORD: nothing. */
+void etl__sem_hist_end(struct etl__sem_history *h, size_t rec, int status, const struct etl_guid *provider,
+                       uint16_t id, int64_t time);
+/*! etl__sem_hist_clear() : forgets every record. */
+void etl__sem_hist_clear(struct etl__sem_history *h);
+/*! etl__sem_hist_report() : the public snapshot of h with the totals
+ *  given. @return : it, or NULL out of memory. */
+struct etl_sem_report *etl__sem_hist_report(const struct etl__sem_history *h, uint64_t diaglog, uint64_t context,
+                                            uint64_t lost);
 
 /* ---- context providers (sem_context.c) ---------------------------------- */
 
@@ -205,6 +249,8 @@ struct etl_sem {
 	int64_t period;                  /* housekeeping period, 100 ns units  */
 	int64_t next_tick;               /* the next housekeeping tick         */
 	struct etl_sem_stats st;
+	struct etl__sem_history hist;    /* every instance since start         */
+	uint32_t replay_zero;            /* zero-id starts replayed so far     */
 };
 
 /*! etl__sem_now() : the engine's clock in 100 ns units: the caller's
@@ -216,6 +262,17 @@ static inline int64_t etl__sem_now(const struct etl_sem *sem)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 10000000 + ts.tv_nsec / 100;
+}
+
+/*! etl__sem_utc() : the engine's time as a FILETIME for the report: the
+ *  caller's clock, or the system's real-time clock. */
+static inline int64_t etl__sem_utc(const struct etl_sem *sem)
+{
+	if (sem->o.clock)
+		return sem->o.clock(sem->o.clock_ctx);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 10000000 + ts.tv_nsec / 100 + 116444736000000000LL;
 }
 
 /* ---- the running SEM (sem_run.c); every call with sem->lock held -------- */
@@ -236,6 +293,16 @@ uint32_t etl__sem_start_instance(struct etl_sem *sem, const struct etl_guid *pro
  *  provider;id. @return : its NTSTATUS. */
 uint32_t etl__sem_end_instance(struct etl_sem *sem, const struct etl_guid *provider, uint16_t id,
                                const struct etl_guid *activity);
+/*! etl__sem_end_oldest() : a replayed end event provider;id with a zero
+ *  activity id: ends the oldest instance in flight it ends (its id stored
+ *  in *ended), or, with none, fails as an end with a zero id does (37).
+ *  @return : its NTSTATUS. */
+uint32_t etl__sem_end_oldest(struct etl_sem *sem, const struct etl_guid *provider, uint16_t id,
+                             struct etl_guid *ended);
+/*! etl__sem_context_seen() : a replayed event of provider with level and
+ *  keyword was written: when WdiContextLog's filter for the provider
+ *  passes it, it is counted for every instance in flight naming it. */
+void etl__sem_context_seen(struct etl_sem *sem, const struct etl_guid *provider, uint8_t level, uint64_t keyword);
 /*! etl__sem_housekeeping() : the tick at now: instances past the timeout
  *  end (34). */
 void etl__sem_housekeeping(struct etl_sem *sem, int64_t now);

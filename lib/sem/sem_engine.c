@@ -4,7 +4,7 @@
  * DiagLog and WdiContextLog sessions, start, stop, update, the
  * housekeeping that times instances out - on a thread of its own with the
  * system clock, in etl_sem_clock_advanced() with the caller's - and the
- * figures.
+ * figures and the report.
  *
  * The sessions outlive an update: the SEM goes down and comes up again on
  * the new configuration (lib/sem/sem_run.c) while both files go on.
@@ -72,6 +72,7 @@ static void release(struct etl_sem *sem)
 		pthread_cond_destroy(&sem->hk_cv);
 		pthread_mutex_destroy(&sem->lock);
 	}
+	etl__sem_hist_clear(&sem->hist);
 	free(sem->strings);
 	free(sem);
 }
@@ -227,6 +228,8 @@ int etl_sem_start(etl_sem *sem)
 	}
 	pthread_mutex_lock(&sem->lock);
 	memset(&sem->st, 0, sizeof sem->st);
+	etl__sem_hist_clear(&sem->hist);
+	sem->replay_zero = 0;
 	sem->hk_quit = 0;
 	int up = etl__sem_up(sem);
 	pthread_mutex_unlock(&sem->lock);
@@ -320,6 +323,20 @@ int etl_sem_stats(const etl_sem *sem, struct etl_sem_stats *st)
 	st->context_providers = m->up ? m->cx.n_enabled : 0;
 	pthread_mutex_unlock(&m->lock);
 	return ETL_OK;
+}
+
+struct etl_sem_report *etl_sem_report_new(etl_sem *sem)
+{
+	if (!sem)
+		return NULL;
+	struct etl_session_stats d, c;
+	etl_session_stats(sem->diag, &d);
+	etl_session_stats(sem->ctx, &c);
+	pthread_mutex_lock(&sem->lock);
+	struct etl_sem_report *r = etl__sem_hist_report(&sem->hist, d.events_written, c.events_written,
+	                                                d.events_lost + c.events_lost);
+	pthread_mutex_unlock(&sem->lock);
+	return r;
 }
 
 etl_session *etl_sem_diaglog(etl_sem *sem)

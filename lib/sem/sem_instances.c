@@ -1,8 +1,10 @@
 /*
  * lib/sem/sem_instances.c - the scenario instances in flight: at most
- * ETL_SEM_MAX_INSTANCES, keyed by activity id, each naming its start event
- * and when it started (doc/sem.md §10), with a count per start event that
- * the re-aggregation of context providers and status event 35 read.
+ * ETL_SEM_MAX_INSTANCES, keyed by activity id, each naming its start event,
+ * when it started and in what order (the oldest is the one a replayed end
+ * event with a zero id ends), and its record in the report's history
+ * (doc/sem.md §10, §13), with a count per start event that the
+ * re-aggregation of context providers and status event 35 read.
  *
  * A flat array: 128 entries are searched faster than a hash table is
  * maintained, and only the instances in flight are visited.
@@ -15,6 +17,7 @@
 int etl__sem_inst_init(struct etl__sem_instances *t, size_t n_starts)
 {
 	t->n = 0;
+	t->next_seq = 0;
 	t->n_starts = n_starts;
 	t->per_start = calloc(n_starts ? n_starts : 1, sizeof *t->per_start);
 	return t->per_start ? 0 : -1;
@@ -43,6 +46,8 @@ void etl__sem_inst_add(struct etl__sem_instances *t, const struct etl_guid *acti
 	x->activity = *activity;
 	x->start = start;
 	x->since = since;
+	x->seq = t->next_seq++;
+	x->rec = ETL__SEM_NO_RECORD;
 	t->per_start[start]++;
 }
 

@@ -1,7 +1,8 @@
 /*
  * lib/sem/sem_json.c - the effective SEM configuration as one JSON object,
  * the contract of doc/sem.md §6 (etlreplay --check-config --json
- * prints it; tests read it back).
+ * prints it; tests read it back), and the report of a SEM's instances,
+ * the contract of doc/sem.md §13 (etlreplay --report writes it).
  *
  * The layout is fixed so that line-oriented tools can rely on it too:
  * two-space indentation, one start event member per line, and each end
@@ -168,6 +169,66 @@ int etl_sem_config_write_json(const etl_sem_config *cfg, etl_sem_write_fn write,
 		item_sep(&w, i, cfg->n_diags, "    ");
 	}
 	text(&w, "\n}\n");
+	return w.failed ? -1 : 0;
+}
+
+/* {"provider": "{GUID}", "id": N, "time": "ISO 8601 UTC"} */
+static void report_event(struct jw *w, const struct etl_sem_report_event *e)
+{
+	char t[ETL_TIME_STRLEN];
+	text(w, "{\"provider\": ");
+	guid(w, &e->provider);
+	printed(w, ", \"id\": %u, \"time\": \"%s\"}", (unsigned)e->id, etl_filetime_format(e->time, t, sizeof t));
+}
+
+static const char *const STATUS_NAMES[] = { "open", "ended", "timeout" };
+
+static void report_instance(struct jw *w, const struct etl_sem_instance_report *x)
+{
+	text(w, "    {\"scenarios\": [");
+	for (size_t i = 0; i < x->n_scenarios; i++) {
+		if (i)
+			text(w, ", ");
+		guid(w, &x->scenarios[i]);
+	}
+	text(w, "], \"activity_id\": ");
+	guid(w, &x->activity);
+	text(w, ", \"start\": ");
+	report_event(w, &x->start);
+	text(w, ", \"end\": ");
+	if (x->status == ETL_SEM_INSTANCE_ENDED)
+		report_event(w, &x->end);
+	else
+		text(w, "null");
+	int st = x->status >= 0 && x->status <= ETL_SEM_INSTANCE_TIMED_OUT ? x->status : 0;
+	printed(w, ", \"status\": \"%s\", \"duration_ms\": ", STATUS_NAMES[st]);
+	if (x->duration < 0)
+		text(w, "null");
+	else
+		printed(w, "%" PRId64, x->duration / 10000);
+	text(w, ", \"context_events\": {");
+	for (size_t i = 0; i < x->n_context; i++) {
+		if (i)
+			text(w, ", ");
+		guid(w, &x->context[i].provider);
+		printed(w, ": %" PRIu64, x->context[i].events);
+	}
+	text(w, "}}");
+}
+
+int etl_sem_report_write_json(const struct etl_sem_report *r, etl_sem_write_fn write, void *ctx)
+{
+	if (!r || !write)
+		return -1;
+	struct jw w = { write, ctx, 0 };
+	text(&w, "{\n  \"instances\": ");
+	list_open(&w, r->n_instances);
+	for (size_t i = 0; i < r->n_instances; i++) {
+		report_instance(&w, &r->instances[i]);
+		item_sep(&w, i, r->n_instances, "    ");
+	}
+	printed(&w, ",\n  \"diaglog_events\": %" PRIu64 ",\n  \"wdicontextlog_events\": %" PRIu64
+	        ",\n  \"lost_events\": %" PRIu64 "\n}\n", r->diaglog_events, r->wdicontextlog_events, r->lost_events);
 	return w.failed ? -1 : 0;
 }
 

@@ -3,7 +3,10 @@
  * §10): coming up (the DiagLog providers enabled, the configuration's
  * status events written), instances started by a start event, ended by an
  * end event, by a timeout at a housekeeping tick, or by the SEM going down
- * (update, stop), and the status event that says each.
+ * (update, stop), and the status event that says each; each also goes
+ * into the report's history (lib/sem/sem_report.c). For a replay
+ * (doc/sem.md §13): the end event with a zero activity id that ends the
+ * oldest instance it can, and the context events counted per instance.
  *
  * Every function here runs with the engine's lock held (sem_engine.c and
  * sem_scenario.c take it): one instance table, one set of context
@@ -245,6 +248,7 @@ uint32_t etl__sem_start_instance(struct etl_sem *sem, const struct etl_guid *pro
 	uint32_t start = (uint32_t)(s - se);
 	struct etl__sem_action actions[ETL_SEM_MAX_CONTEXT_PROVIDERS];
 	etl__sem_inst_add(&sem->inst, activity, start, etl__sem_now(sem));
+	sem->inst.v[sem->inst.n - 1].rec = etl__sem_hist_start(&sem->hist, activity, s, etl__sem_utc(sem));
 	etl__sem_ctx_apply(&sem->cx, start, sem->inst.per_start, 1, actions);
 	etl__sem_status_scenario(&sem->wdi, 0, activity, provider, id, context_dropped(sem), actions,
 	                         s->n_context_providers);
@@ -290,11 +294,69 @@ uint32_t etl__sem_end_instance(struct etl_sem *sem, const struct etl_guid *provi
 		return st;
 	}
 	struct etl__sem_action actions[ETL_SEM_MAX_CONTEXT_PROVIDERS];
+	etl__sem_hist_end(&sem->hist, sem->inst.v[i].rec, ETL_SEM_INSTANCE_ENDED, provider, id, etl__sem_utc(sem));
 	size_t na = finish(sem, (uint32_t)i, actions);
 	etl__sem_status_scenario(&sem->wdi, 1, activity, provider, id, context_dropped(sem), actions, na);
 	status_counted(sem);
 	sem->st.ended++;
 	return ETL_SEM_STATUS_SUCCESS;
+}
+
+uint32_t etl__sem_end_oldest(struct etl_sem *sem, const struct etl_guid *provider, uint16_t id,
+                             struct etl_guid *ended)
+{
+	static const struct etl_guid zero;
+	if (!sem->up || !is_end_event(sem, provider, id))
+		return ETL_SEM_STATUS_NOT_FOUND;
+	size_t n_starts;
+	const struct etl_sem_start_event *se = etl_sem_config_start_events(sem->cfg, &n_starts);
+	long best = -1;
+	for (uint32_t i = 0; i < sem->inst.n; i++)
+		if (ends_start(&se[sem->inst.v[i].start], provider, id) &&
+		    (best < 0 || sem->inst.v[i].seq < sem->inst.v[best].seq))
+			best = (long)i;
+	if (best < 0)
+		return etl__sem_end_instance(sem, provider, id, &zero);
+	*ended = sem->inst.v[best].activity;
+	return etl__sem_end_instance(sem, provider, id, ended);
+}
+
+/* The exact filter of the tracing runtime (etl_enable_params in
+ * etl_trace.h) as WdiContextLog applies it to provider p now. */
+static int context_passes(const struct etl__sem_cprov *p, uint8_t level, uint64_t keyword)
+{
+	struct etl_enable_params e;
+	etl__sem_enable_params(&p->cur, &e);
+	if (level != 0 && e.level != 0 && level > e.level)
+		return 0;
+	if (keyword == 0)
+		return !(e.properties & ETL_ENABLE_IGNORE_KEYWORD_0);
+	return (keyword & (e.match_any ? e.match_any : ~(uint64_t)0)) != 0;
+}
+
+static int cmp_cprov(const void *key, const void *elem)
+{
+	return etl__sem_guid_cmp(key, &((const struct etl__sem_cprov *)elem)->guid);
+}
+
+void etl__sem_context_seen(struct etl_sem *sem, const struct etl_guid *provider, uint8_t level, uint64_t keyword)
+{
+	if (!sem->up || !sem->cx.n_enabled)
+		return;
+	const struct etl__sem_cprov *p = bsearch(provider, sem->cx.v, sem->cx.n, sizeof *sem->cx.v, cmp_cprov);
+	if (!p || !p->enabled || !context_passes(p, level, keyword))
+		return;
+	/* Every instance in flight whose start event names the provider. */
+	for (size_t k = p->first; k < p->first + p->n_refs; k++) {
+		const struct etl__sem_ref *r = &sem->cx.refs[k];
+		if (!sem->inst.per_start[r->start])
+			continue;
+		for (uint32_t i = 0; i < sem->inst.n; i++) {
+			size_t rec = sem->inst.v[i].rec;
+			if (sem->inst.v[i].start == r->start && rec != ETL__SEM_NO_RECORD)
+				sem->hist.v[rec].ctx[r->ctx].events++;
+		}
+	}
 }
 
 void etl__sem_housekeeping(struct etl_sem *sem, int64_t now)
@@ -312,6 +374,7 @@ void etl__sem_housekeeping(struct etl_sem *sem, int64_t now)
 		struct etl__sem_instance x = sem->inst.v[i];
 		if (!se[x.start].timeout_enabled || now - x.since < limit)
 			continue;
+		etl__sem_hist_end(&sem->hist, x.rec, ETL_SEM_INSTANCE_TIMED_OUT, NULL, 0, etl__sem_utc(sem));
 		finish(sem, i, actions);
 		etl__sem_status_event(&sem->wdi, ETL_SEM_EV_TIMED_OUT, &x.activity, &se[x.start].provider,
 		                      se[x.start].id);

@@ -8,6 +8,13 @@
  *   end:   the instance ends first, then the event.
  * The event goes through the tracing runtime's ordinary writes, so it
  * reaches DiagLog (and any other session) by the ordinary routing.
+ *
+ * And the replay of a captured event (doc/sem.md §13), where the same
+ * order holds: an end event ends its instance, the event is written again
+ * through the runtime's replay write, context events are counted for the
+ * report, then a start event starts its instance. A zero activity id
+ * follows the replay's rule: an end ends the oldest instance it can, a
+ * start gets a replay id.
  */
 #define ETL_BUILDING_LIB 1
 #include <string.h>
@@ -142,4 +149,54 @@ int etl_sem_dispatch(etl_sem *sem, uint32_t code, const struct etl_guid *provide
 	default:
 		return invalid();
 	}
+}
+
+/* ---- replay -------------------------------------------------------------------- */
+
+/* The replay id of the nth zero-id start, at the event's FILETIME. */
+static struct etl_guid replay_id(uint32_t nth, int64_t utc)
+{
+	struct etl_guid g;
+	memset(&g, 0, sizeof g);
+	g.data1 = nth;
+	for (int i = 0; i < 8; i++)
+		g.data4[i] = (uint8_t)((uint64_t)utc >> (56 - 8 * i));
+	return g;
+}
+
+/* The first failure of two scenario actions, else the later one's outcome
+ * (NOT_FOUND counts as no action). */
+static uint32_t combine_status(uint32_t first, uint32_t second)
+{
+	if (first != ETL_SEM_STATUS_SUCCESS && first != ETL_SEM_STATUS_NOT_FOUND)
+		return first;
+	return second == ETL_SEM_STATUS_NOT_FOUND ? first : second;
+}
+
+int etl_sem_replay_event(etl_sem *sem, const struct etl_event *ev)
+{
+	static const struct etl_guid zero;
+	if (!sem || !ev)
+		return invalid();
+	/* Only an EVENT_HEADER event has an event id to match. */
+	int scen = (ev->present & ETL_EVF_DESCRIPTOR) != 0;
+	int zero_id = memcmp(&ev->activity_id, &zero, sizeof zero) == 0;
+	struct etl_guid act = ev->activity_id;
+	uint32_t st = ETL_SEM_STATUS_NOT_FOUND;
+	if (scen) {
+		pthread_mutex_lock(&sem->lock);
+		st = zero_id ? etl__sem_end_oldest(sem, &ev->provider, ev->id, &act)
+		             : etl__sem_end_instance(sem, &ev->provider, ev->id, &act);
+		pthread_mutex_unlock(&sem->lock);
+	}
+	int wrc = etl_replay_write(ev);
+	pthread_mutex_lock(&sem->lock);
+	etl__sem_context_seen(sem, &ev->provider, ev->level, ev->keyword);
+	if (scen && sem->up && etl_sem_config_find_start_event(sem->cfg, &ev->provider, ev->id)) {
+		act = zero_id ? replay_id(++sem->replay_zero, ev->utc) : ev->activity_id;
+		st = combine_status(st, etl__sem_start_instance(sem, &ev->provider, ev->id, &act));
+	}
+	pthread_mutex_unlock(&sem->lock);
+	t_status = st;
+	return wrc;
 }

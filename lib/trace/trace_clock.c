@@ -251,11 +251,14 @@ int etl__rt_clock_refine(uint32_t clock_type, int64_t start_ts, int64_t start_ft
 
 /* ---- a session's clock --------------------------------------------------- */
 
-int64_t etl__rt_session_now(const struct etl_session *s)
+/* The caller's FILETIME ft in a session on the caller's clock: the
+ * trace's clock when it replays one, else its own clock from 0. */
+static int64_t own_raw(const struct etl_session *s, int64_t ft)
 {
-	if (s->stamp_ct)
-		return etl__rt_now(s->stamp_ct);
-	int64_t ft = s->p.clock(s->p.clock_ctx);
+	if (s->replay) {
+		int64_t raw;
+		return etl__clock_from_utc(&s->fclk, ft, &raw) == ETL_OK ? raw : s->start_ts;
+	}
 	switch (s->p.clock_type) {
 	case ETL_CLOCK_SYSTEMTIME:
 		return ft;
@@ -264,4 +267,35 @@ int64_t etl__rt_session_now(const struct etl_session *s)
 	default:
 		return ft - s->start_ft;
 	}
+}
+
+int64_t etl__rt_session_now(const struct etl_session *s)
+{
+	if (s->stamp_ct)
+		return etl__rt_now(s->stamp_ct);
+	return own_raw(s, s->p.clock(s->p.clock_ctx));
+}
+
+int64_t etl__rt_session_raw_at(const struct etl_session *s, int64_t ft)
+{
+	int64_t raw;
+	if (!s->stamp_ct)
+		return own_raw(s, ft);
+	return etl__clock_from_utc(&s->fclk, ft, &raw) == ETL_OK ? raw : etl__rt_session_now(s);
+}
+
+/* The reader's rule (lib/common/time.c) applied to the header's figures,
+ * so that a raw value written here reads back as the FILETIME it came
+ * from. */
+void etl__rt_session_clock_init(struct etl_session *s)
+{
+	struct etl_logfile lf;
+	memset(&lf, 0, sizeof lf);
+	lf.present = 1;
+	lf.header_timestamp = s->wo.start_timestamp;
+	lf.start_time = s->wo.start_time;
+	lf.reserved_flags = s->wo.clock_type;
+	lf.perf_freq = s->wo.perf_freq;
+	lf.cpu_speed_mhz = s->wo.cpu_speed_mhz;
+	etl__clock_init(&s->fclk, &lf);
 }

@@ -14,8 +14,9 @@
  *   lib/trace/trace_sync.c           processors, the process id, forks, the
  *                                    control lock, the session table,
  *                                    read-side sections
- * The write kinds (lib/trace/trace_write.c, lib/trace/trace_encode.c) sit
- * above the core and reach it through lib/trace/trace_seam.h.
+ * The write kinds (lib/trace/trace_write.c, lib/trace/trace_encode.c) and
+ * the replay of captured events (lib/trace/trace_replay.c) sit above the
+ * core and reach it through lib/trace/trace_seam.h.
  *
  * Lifetime. Every write runs inside a read-side section of one global,
  * SRCU-like domain: a per-processor pair of counters, incremented with a
@@ -36,6 +37,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "lib/common/clock.h"
 #include "lib/common/errinfo.h"
 #include "lib/trace/trace_seam.h"
 #include "etl_writer.h"
@@ -171,6 +173,10 @@ struct etl_session {
 	/* clock */
 	int64_t start_ts, start_ft;
 	uint32_t cpu_mhz;
+	struct etl_clock fclk;          /* the file's clock: raw <-> FILETIME  */
+	int replay;                     /* started with replay_of: the clock
+	                                   and figures of a captured trace     */
+	int layout_1_0;                 /* its file has log layout 1.0         */
 	/* The caller's clock: when the flush timer is due next (FILETIME),
 	 * and etl_session_clock_advanced()'s requests to the logger (lock). */
 	_Atomic int64_t clk_next;
@@ -216,6 +222,7 @@ struct etl_session {
 	/* output (logger thread only while running) */
 	struct etl_writer_options wo;   /* header of every file               */
 	char *first_name;               /* NEWFILE: pattern % 1               */
+	char *log_name;                 /* log_file_name (NEWFILE: % 1), or NULL */
 	etl_writer *w;
 	int out_rc;                     /* ETL_OK or the first failure        */
 	uint8_t *rt_hdr;                /* REALTIME: header buffer copy       */
@@ -327,6 +334,15 @@ int64_t etl__rt_mono_ns(void);
  *  FILETIME itself, QPC counts 100 ns ticks from 0 at start, CPUCYCLE the
  *  cycles of a ETL_RT_OWN_CPU_MHZ processor from 0 at start. */
 int64_t etl__rt_session_now(const struct etl_session *s);
+/*! etl__rt_session_raw_at() : the raw timestamp in s's clock at FILETIME
+ *  ft, by the figures its file's header gives (s->fclk); a session on the
+ *  caller's clock that replays nothing gets etl__rt_session_now()'s
+ *  values. For a replayed event's time in a session that is not the
+ *  trace's. */
+int64_t etl__rt_session_raw_at(const struct etl_session *s, int64_t ft);
+/*! etl__rt_session_clock_init() : s->fclk from the header's figures
+ *  (s->wo), once they are final at start. */
+void etl__rt_session_clock_init(struct etl_session *s);
 /* The QPC clock's rate (Hz) as the latest header got it: the TSC's, or
  * 10 MHz when QPC is CLOCK_MONOTONIC (see lib/trace/trace_clock.c). */
 int64_t etl__rt_qpc_freq(void);

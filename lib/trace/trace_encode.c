@@ -453,7 +453,7 @@ static void eh_encode(const struct etl__rt_event *ev, const struct etl__rt_stamp
 
 void etl__eh_event(struct etl__rt_event *ev, etl_provider *p, struct etl__eh_desc *x)
 {
-	*ev = (struct etl__rt_event){ p, x->d.level, x->d.keyword, eh_size, eh_encode, x };
+	*ev = (struct etl__rt_event){ p, x->d.level, x->d.keyword, eh_size, eh_encode, x, NULL };
 }
 
 /* ---- EVENT_TRACE_HEADER / EVENT_INSTANCE_GUID_HEADER ---------------------- */
@@ -499,7 +499,7 @@ static void classic_encode(const struct etl__rt_event *ev, const struct etl__rt_
 
 void etl__classic_event(struct etl__rt_event *ev, etl_provider *p, const struct etl__classic_desc *x)
 {
-	*ev = (struct etl__rt_event){ p, x->level, 0, classic_size, classic_encode, x };
+	*ev = (struct etl__rt_event){ p, x->level, 0, classic_size, classic_encode, x, NULL };
 }
 
 /* ---- MESSAGE_TRACE_HEADER -------------------------------------------------- */
@@ -542,5 +542,5 @@ static void msg_encode(const struct etl__rt_event *ev, const struct etl__rt_stam
 void etl__msg_event(struct etl__rt_event *ev, etl_provider *p, uint8_t level, uint64_t keyword,
                     const struct etl__msg_desc *x)
 {
-	*ev = (struct etl__rt_event){ p, level, keyword, msg_size, msg_encode, x };
+	*ev = (struct etl__rt_event){ p, level, keyword, msg_size, msg_encode, x, NULL };
 }

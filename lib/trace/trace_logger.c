@@ -138,7 +138,9 @@ static void count_round(struct etl_session *s, int64_t t0)
 static void *logger_main(void *arg)
 {
 	struct etl_session *s = arg;
-	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING;
+	/* A replaying session's processors are the trace's, not this
+	 * machine's: nothing to balance. */
+	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING && !s->replay;
 	uint32_t period = s->p.flush_timer_ms;
 	int own_clock = s->p.clock != NULL;
 	struct timespec next;

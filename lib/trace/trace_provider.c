@@ -365,10 +365,40 @@ struct route_target {
 	uint32_t props;
 };
 
+/* The processor whose buffer of s receives the record: the writer's (a
+ * live write), or the captured event's (a replay); folded into s's
+ * processor count, which a replaying session takes from its trace. */
+static inline uint32_t target_cpu(const struct etl__rt_event *ev, const struct etl_session *s,
+                                  uint32_t cpu)
+{
+	uint32_t c = ev->replayed ? ev->replayed->processor : cpu;
+	return c < s->nproc ? c : c % s->nproc;
+}
+
+/* The props a record is sized for in s: a replayed event also learns
+ * whether s's file has the 1.0 layout. */
+static inline uint32_t target_props(const struct etl__rt_event *ev, const struct etl_session *s,
+                                    uint32_t props)
+{
+	return ev->replayed && s->layout_1_0 ? props | ETL__RT_PROP_LAYOUT_1_0 : props;
+}
+
+/* A replayed event's timestamp in s (etl_trace.h, "Replaying captured
+ * events"): its own in the trace's session, else its UTC time in s's
+ * clock. */
+static int64_t replay_stamp(const struct etl_event *e, const struct etl_session *s)
+{
+	if (s->replay)
+		return e->timestamp;
+	if (e->present & ETL_EVF_UTC)
+		return etl__rt_session_raw_at(s, e->utc);
+	return etl__rt_session_now(s);
+}
+
 static int route(const struct etl__rt_event *ev, struct route_target *t, unsigned n, uint32_t cpu)
 {
 	struct etl__rt_res res[ETL_RT_SLOTS];
-	uint32_t size[ETL_RT_SLOTS];
+	uint32_t size[ETL_RT_SLOTS], tcpu[ETL_RT_SLOTS];
 	unsigned char ok[ETL_RT_SLOTS];
 	int group_failed = 0, lost = 0;
 	uint32_t last_props = 0, last_size = 0;
@@ -376,21 +406,23 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 	for (unsigned k = 0; k < n; k++) {
 		struct etl_session *s = t[k].s;
 		ok[k] = 0;
+		tcpu[k] = target_cpu(ev, s, cpu);
 		if (s->rclass < 2 && group_failed)
 			continue;
-		if (!have_size || t[k].props != last_props) {
-			last_size = ev->size(ev, t[k].props);
-			last_props = t[k].props;
+		uint32_t props = target_props(ev, s, t[k].props);
+		if (!have_size || props != last_props) {
+			last_size = ev->size(ev, props);
+			last_props = props;
 			have_size = 1;
 		}
 		size[k] = last_size;
 		uint32_t asize = (uint32_t)ETL_ALIGN8(last_size);
 		if (last_size == 0 || asize > s->bs - HDR ||
-		    etl__rt_reserve(s, cpu, asize, &res[k]) != ETL_OK) {
+		    etl__rt_reserve(s, tcpu[k], asize, &res[k]) != ETL_OK) {
 			if (s->rclass < 2) {
 				group_failed = 1;
 			} else {
-				etl__rt_count_lost(s, cpu);
+				etl__rt_count_lost(s, tcpu[k]);
 				lost = 1;
 			}
 			continue;
@@ -404,7 +436,7 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 			if (ok[k])
 				etl__rt_abandon(&res[k]);
 			ok[k] = 0;
-			etl__rt_count_lost(t[k].s, cpu);
+			etl__rt_count_lost(t[k].s, tcpu[k]);
 		}
 		lost = 1;
 	}
@@ -413,7 +445,6 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 	unsigned have_ts = 0;
 	st.pid = etl__rt_pid();
 	st.tid = etl__rt_tid();
-	st.cpu = cpu;
 	for (unsigned k = 0; k < n; k++) {
 		if (!ok[k])
 			continue;
@@ -421,7 +452,9 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 		/* One reading per clock type for all sessions; a session on the
 		 * caller's clock (stamp_ct 0) reads its own. */
 		uint32_t ct = s->stamp_ct & 3u;
-		if (!ct) {
+		if (ev->replayed) {
+			st.timestamp = replay_stamp(ev->replayed, s);
+		} else if (!ct) {
 			st.timestamp = etl__rt_session_now(s);
 		} else {
 			if (!(have_ts & (1u << ct))) {
@@ -430,7 +463,8 @@ static int route(const struct etl__rt_event *ev, struct route_target *t, unsigne
 			}
 			st.timestamp = ts[ct];
 		}
-		st.props = t[k].props;
+		st.cpu = tcpu[k];
+		st.props = target_props(ev, s, t[k].props);
 		st.logger_id = s->logger_id;
 		uint32_t asize = res[k].size;
 		ev->encode(ev, &st, res[k].dst, size[k]);

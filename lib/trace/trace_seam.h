@@ -45,7 +45,17 @@ struct etl__rt_event {
 	void (*encode)(const struct etl__rt_event *ev, const struct etl__rt_stamp *st,
 	               uint8_t *dst, uint32_t size);
 	const void *ctx;      /* the write kind's description of the event    */
+	/* A replayed event (etl_replay_write(), lib/trace/trace_replay.c):
+	 * the captured event, whose processor picks each session's buffer
+	 * and whose time stamps the record (etl_trace.h, "Replaying captured
+	 * events"); NULL for live writes. */
+	const struct etl_event *replayed;
 };
+
+/* Added by the core to the props a replayed event's size() gets for a
+ * session whose file has log layout 1.0, where an INSTANCE record has
+ * its pre-1.1 form (doc/format.md §2.3). Above every ETL_ENABLE_* bit. */
+#define ETL__RT_PROP_LAYOUT_1_0 0x80000000u
 
 /*! etl__rt_deliver() : routes ev to the sessions its provider is enabled
  *  on whose level / keyword / property filters it passes.

@@ -43,24 +43,43 @@ etl_session *etl_session_new(void)
 
 /* ---- start ------------------------------------------------------------ */
 
+/* A replaying session's header keeps the captured trace's figures
+ * (etl_trace.h, "Replaying captured events"); the session's own are its
+ * name, file, mode, buffers, ids and EndTime. */
+static void replay_writer_options(struct etl_session *s)
+{
+	struct etl_writer_options *o = &s->wo;
+	uint32_t mhz = o->cpu_speed_mhz;
+	etl_writer_options_from_logfile(o, s->p.replay_of);
+	if (!o->cpu_speed_mhz)
+		o->cpu_speed_mhz = mhz;
+	o->end_time = 0;
+	s->layout_1_0 = o->version[2] == 1 && o->version[3] == 0;
+}
+
 static void fill_writer_options(struct etl_session *s, uint32_t tid)
 {
 	struct etl_writer_options *o = &s->wo;
 	etl_writer_options_init(o);
+	if (s->replay) {
+		replay_writer_options(s);
+	} else {
+		o->pointer_size = 8;
+		o->clock_type = s->p.clock_type;
+		/* The measured cycle rate with the CPU-cycle clock, else the
+		 * machine's speed the writer's defaults read: never 0, which
+		 * readers divide by. */
+		if (s->cpu_mhz)
+			o->cpu_speed_mhz = s->cpu_mhz;
+		o->start_time = s->start_ft;
+		o->start_timestamp = s->start_ts;
+		etl__rt_clock_figures(s->p.clock_type, s->start_ts, s->start_ft, &o->perf_freq, &o->boot_time);
+	}
 	o->buffer_size = s->bs;
-	o->pointer_size = 8;
 	o->number_of_processors = s->nproc;
-	o->clock_type = s->p.clock_type;
-	/* The measured cycle rate with the CPU-cycle clock, else the
-	 * machine's speed the writer's defaults read: never 0, which readers
-	 * divide by. */
-	if (s->cpu_mhz)
-		o->cpu_speed_mhz = s->cpu_mhz;
-	o->start_time = s->start_ft;
-	o->start_timestamp = s->start_ts;
-	etl__rt_clock_figures(s->p.clock_type, s->start_ts, s->start_ft, &o->perf_freq, &o->boot_time);
 	o->logger_name = s->name;
-	o->log_file_name = s->p.file_mode == ETL_FILE_NEWFILE ? s->first_name
+	o->log_file_name = s->log_name ? s->log_name
+	                 : s->p.file_mode == ETL_FILE_NEWFILE ? s->first_name
 	                 : s->file_name ? s->file_name : "";
 	o->log_file_mode = s->mode_bits;
 	o->maximum_file_size_mb = s->p.max_file_size_mb;
@@ -76,6 +95,14 @@ static void fill_writer_options(struct etl_session *s, uint32_t tid)
 static void clock_start(struct etl_session *s)
 {
 	uint32_t ct = s->p.clock_type;
+	if (s->replay) {
+		/* The trace's anchor: its raw values read as they did there. */
+		s->stamp_ct = 0;
+		s->cpu_mhz = s->p.replay_of->cpu_speed_mhz;
+		s->start_ft = s->p.replay_of->start_time;
+		s->start_ts = s->p.replay_of->header_timestamp;
+		return;
+	}
 	if (s->p.clock) {
 		s->stamp_ct = 0;
 		s->cpu_mhz = ct == ETL_CLOCK_CPUCYCLE ? ETL_RT_OWN_CPU_MHZ : 0;
@@ -87,6 +114,26 @@ static void clock_start(struct etl_session *s)
 	s->cpu_mhz = etl__rt_clock_prepare(ct);
 	s->start_ts = etl__rt_now(ct);
 	s->start_ft = ct == ETL_CLOCK_SYSTEMTIME ? s->start_ts : etl__rt_filetime_now();
+}
+
+/* The LogFileName of the header: log_file_name, whose first "%d" is the
+ * first file's number in NEWFILE mode (copied, never used as a format). */
+static char *log_name_of(const struct etl_session_props *p)
+{
+	const char *d = p->file_mode == ETL_FILE_NEWFILE ? strstr(p->log_file_name, "%d") : NULL;
+	size_t n = strlen(p->log_file_name);
+	char *out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	if (!d) {
+		memcpy(out, p->log_file_name, n + 1);
+	} else {
+		size_t at = (size_t)(d - p->log_file_name);
+		memcpy(out, p->log_file_name, at);
+		out[at] = '1';
+		memcpy(out + at + 1, d + 2, n - at - 1);
+	}
+	return out;
 }
 
 /* Undoes a start that failed half way (control lock held). */
@@ -128,6 +175,9 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	int rc = etl__rt_check_props(s, name, props, &pv);
 	if (rc != ETL_OK)
 		return rc;
+	/* Replaying: a buffer stream per processor of the captured trace. */
+	if (p->replay_of)
+		nproc = p->replay_of->number_of_processors;
 	etl__rt_ctl_lock();
 	/* Before any session exists: what a forked child does with them. */
 	etl__rt_set_fork_child(orphan_all);
@@ -158,11 +208,13 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	free(s->name);
 	free(s->file_name);
 	free(s->first_name);
+	free(s->log_name);
 	free(s->rt_hdr);
 	free(s->rt_img);
 	s->rt_hdr = s->rt_img = NULL;
 	s->rt_hdr_size = 0;
 	s->first_name = NULL;
+	s->log_name = NULL;
 	s->p = *p;
 	s->name = strdup(name);
 	s->file_name = p->file_name ? strdup(p->file_name) : NULL;
@@ -172,6 +224,8 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	if (!s->p.max_buffers)
 		s->p.max_buffers = s->p.min_buffers + 20;
 	s->nproc = nproc;
+	s->replay = p->replay_of != NULL;
+	s->layout_1_0 = 0;
 	s->bs = p->buffer_size;
 	s->max_bufs = s->p.max_buffers;
 	s->index = idx;
@@ -202,6 +256,12 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 		etl__rt_ctl_unlock();
 		return ETL_FATAL;
 	}
+	if (p->log_file_name && !(s->log_name = log_name_of(p))) {
+		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the session");
+		start_failed(s);
+		etl__rt_ctl_unlock();
+		return ETL_FATAL;
+	}
 	if (p->file_mode == ETL_FILE_NEWFILE) {
 		size_t n = strlen(p->file_name) + 32;
 		s->first_name = malloc(n);
@@ -216,11 +276,14 @@ int etl_session_start(etl_session *s, const char *name, const struct etl_session
 	}
 	clock_start(s);
 	fill_writer_options(s, etl__rt_tid());
-	if (s->p.clock) {
+	if (s->p.clock && !s->replay) {
 		/* The caller's clock: nothing measured, a 10 MHz QPC from 0. */
 		s->wo.perf_freq = ETL_RT_OWN_QPC_HZ;
 		s->wo.boot_time = s->start_ft;
 	}
+	etl__rt_session_clock_init(s);
+	/* replay_of is the caller's: it is not kept past the start. */
+	s->p.replay_of = NULL;
 	if (etl__rt_pool_init(s) != ETL_OK) {
 		etl__rt_serr(s, ETL_E_NOMEM, "Out of memory for the buffers: buffers=%u, size=%u",
 		             s->p.min_buffers, s->bs);
@@ -408,6 +471,7 @@ void etl_session_free(etl_session *s)
 	free(s->name);
 	free(s->file_name);
 	free(s->first_name);
+	free(s->log_name);
 	free(s->rt_hdr);
 	free(s->rt_img);
 	free(s);

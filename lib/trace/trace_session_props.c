@@ -82,7 +82,21 @@ int etl__rt_check_props(struct etl_session *s, const char *name, const struct et
 		             minb, maxb);
 		return ETL_FAILED;
 	}
-	if (p->clock_type < ETL_CLOCK_QPC || p->clock_type > ETL_CLOCK_CPUCYCLE) {
+	if (p->replay_of) {
+		/* The clock is the captured trace's (clock_type is not used). */
+		const struct etl_logfile *lf = p->replay_of;
+		if (!p->clock) {
+			etl__rt_serr(s, ETL_E_BAD_VALUE, "A replaying session needs the caller's clock");
+			return ETL_FAILED;
+		}
+		if (!lf->present || lf->number_of_processors == 0 ||
+		    lf->number_of_processors > ETL_MAX_PROCESSORS) {
+			etl__rt_serr(s, ETL_E_BAD_VALUE,
+			             "The replayed trace's logfile header is missing or names no usable processor count: processors=%u",
+			             lf->present ? lf->number_of_processors : 0);
+			return ETL_FAILED;
+		}
+	} else if (p->clock_type < ETL_CLOCK_QPC || p->clock_type > ETL_CLOCK_CPUCYCLE) {
 		etl__rt_serr(s, ETL_E_BAD_VALUE, "Unknown clock type: clock=%u", p->clock_type);
 		return ETL_FAILED;
 	}

@@ -47,4 +47,15 @@ grep -q "offset 0x78: The logfile header's EndTime (.*) is earlier than the last
 	fail "EndTime: $(sed -n '/^warnings/,$p' "$d/out")"
 "$E" --summary --json "$d/e.etl" | grep -q '"offset": 120, "message": "The logfile header.s EndTime' ||
 	fail "EndTime: --json"
+
+# BuffersLost (logfile header payload 0x114 with 8-byte pointers, at 0x17C
+# here) set to 2: a warning beside the lost events, in text and JSON, exit 0.
+cp "$C/amsi-tracelogging.etl" "$d/b.etl" && chmod u+w "$d/b.etl"
+printf '\002\000\000\000' | dd of="$d/b.etl" bs=1 seek=$((0x17C)) conv=notrunc 2>/dev/null
+"$E" --summary "$d/b.etl" > "$d/out" || fail "BuffersLost: exit $?"
+grep -q '^warnings  *2$' "$d/out" || fail "BuffersLost: $(sed -n '/^warnings/,$p' "$d/out")"
+grep -q 'The session lost 2 buffers (BuffersLost in the logfile header): their events are not in the file' \
+	"$d/out" || fail "BuffersLost: no lost-buffers warning"
+"$E" --summary --json "$d/b.etl" | grep -q '"message": "The session lost 2 buffers (BuffersLost' ||
+	fail "BuffersLost: --json"
 exit 0

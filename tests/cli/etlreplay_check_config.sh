@@ -1,7 +1,8 @@
 #!/bin/sh
 # etlreplay --check-config: the text report, the JSON contract (against a
 # golden file, for the .reg file and for the offline hives alike), exit
-# statuses 0/1/2/3, usage errors, and "replay is not implemented yet".
+# statuses 0/1/2/3, usage errors, and what is not --check-config being a
+# replay (which needs an output).
 E=${ETLDUMP:-./build/bin/etldump}
 R=$(dirname "$E")/etlreplay
 W=testdata/wdi
@@ -21,18 +22,23 @@ says() { grep -qF -- "$1" "$err" || fail "no '$1' on stderr of '$2': $(cat "$err
 
 # --help, --version
 run 0 --help
-grep -q '^Usage: etlreplay --check-config' "$out" || fail "--help has no Usage line"
+grep -q '^Usage: etlreplay ' "$out" || fail "--help has no Usage line"
+grep -q '^ *etlreplay --check-config' "$out" || fail "--help has no --check-config usage line"
 has '--system-hive' --help
 run 0 -V
 grep -Eq '^etlreplay \(libetl\) [0-9]+\.[0-9]+\.[0-9]+$' "$out" || fail "bad --version: $(cat "$out")"
 
-# Everything but --check-config is replay, which does not exist yet.
-for args in "" "trace.etl" "--json $W/windows-default.reg" "--system-hive $W/windows-default.SYSTEM.hive"; do
+# Everything but --check-config is a replay, which needs an output (-o or
+# --realtime); --json is --check-config's.
+for args in "" "trace.etl" "--system-hive $W/windows-default.SYSTEM.hive"; do
 	# shellcheck disable=SC2086
-	run 1 $args
+	run 1 $args </dev/null
 	[ -s "$out" ] && fail "'$args' printed on stdout"
-	says 'replay is not implemented yet' "$args"
+	says 'no output: give -o OUT.etl, or --realtime' "$args"
 done
+run 1 --json $W/windows-default.reg -o x.etl
+[ -s "$out" ] && fail "'--json' printed on stdout"
+says '--json goes with --check-config' "--json"
 
 # Usage errors: exit 1, a message and the --help hint, nothing on stdout.
 usage() {

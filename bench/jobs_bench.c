@@ -1,0 +1,258 @@
+/*
+ * jobs_bench.c - etlconvert -j figures for bench/convert (not part of the
+ * library; "make bench" builds it): how fast the whole tool converts with
+ * one, two and all online processors, in the same run.
+ *
+ *   jobs_bench [-r REPS] [-t SECONDS] ETLCONVERT [-m MANIFEST]... [-x XMLFILE]...
+ *              FILE...
+ *
+ * For JSONL and XML, runs ETLCONVERT -q -f FMT -j N --allow-same-input
+ * [--manifest MANIFEST]... on the FILEs (XML: on the XMLFILEs when given,
+ * XML being an order of magnitude slower; several files are merged in time
+ * order), given K times each so that one -j 1 run takes at least SECONDS
+ * of CPU time (default 1, whatever the machine's load; the start -
+ * process, manifest loading - then weighs little, as in the multi-gigabyte
+ * conversions -j is for), output to /dev/null. N is 1, 2 and the processors online when
+ * there are more than 2. Each figure is the best of REPS wall-clock runs
+ * (default 3); the runs of the different N take turns, so that a change
+ * in the machine's load falls on all of them. Prints "name value unit"
+ * lines (Mev = 10^6 events, counted as the lines of a JSONL output), the
+ * CPU time of the best runs as comments, the load average before and
+ * after, and convert.scaling_j2 (JSONL, -j 2 over -j 1) with PASS/MISS
+ * against 1.7 x. Exit status 0 whether or not the target is met; 1 when
+ * a run fails.
+ *
+ * The CPU time tells what wall-clock figures on a busy machine cannot:
+ * convert.jsonl.cpu_j2 is -j 2's least CPU time over -j 1's (the work the
+ * threads add: copies, hand-overs, a decoder per thread), and 2 over it
+ * the most -j 2 can gain on two idle processors. With Linux's
+ * sched_autogroup a program gets its session's share of the processors
+ * however many threads it runs, so while other sessions keep the
+ * processors busy, -j 2 cannot be much faster than -j 1.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#define BENCH_NAME "jobs_bench"
+#include "bench_util.h"
+
+extern char **environ;
+
+#define TARGET_SCALING 1.7
+
+struct cmd {
+	char **argv;
+	int argc;
+};
+
+static void push(struct cmd *c, const char *arg)
+{
+	char **v = realloc(c->argv, (size_t)(c->argc + 2) * sizeof *v);
+	if (!v)
+		die("out of memory%s", "");
+	c->argv = v;
+	v[c->argc++] = (char *)arg;
+	v[c->argc] = NULL;
+}
+
+/* The command line: -f fmt -j jobs, the manifests, the files k times. */
+static struct cmd command(const char *tool, const char *fmt, const char *jobs, char **mans, int nman,
+                          char **files, int nfiles, int k)
+{
+	struct cmd c = { NULL, 0 };
+	const char *head[] = { tool, "-q", "-f", fmt, "-j", jobs, "--allow-same-input" };
+	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+		push(&c, head[i]);
+	for (int i = 0; i < nman; i++) {
+		push(&c, "--manifest");
+		push(&c, mans[i]);
+	}
+	for (int r = 0; r < k; r++)
+		for (int i = 0; i < nfiles; i++)
+			push(&c, files[i]);
+	return c;
+}
+
+/* Runs c with its standard output to out_fd. @return : wall seconds;
+ * *cpu the child's user + system seconds. Dies when it fails. */
+static double run(const struct cmd *c, int out_fd, double *cpu)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+	struct rusage ru;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+	double t = now();
+	if (posix_spawn(&pid, c->argv[0], &fa, NULL, c->argv, environ) != 0)
+		die("cannot run %s", c->argv[0]);
+	while (wait4(pid, &st, 0, &ru) < 0)
+		if (errno != EINTR)
+			die("wait for %s failed", c->argv[0]);
+	t = now() - t;
+	posix_spawn_file_actions_destroy(&fa);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		die("%s failed (exit status not 0)", c->argv[0]);
+	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	return t;
+}
+
+/* The lines c writes (the events of a JSONL conversion). */
+static uint64_t count_lines(const struct cmd *c)
+{
+	FILE *tmp = tmpfile();
+	double cpu;
+	if (!tmp)
+		die("cannot make a temporary file%s", "");
+	run(c, fileno(tmp), &cpu);
+	rewind(tmp);
+	uint64_t n = 0;
+	int ch;
+	while ((ch = getc(tmp)) != EOF)
+		n += ch == '\n';
+	fclose(tmp);
+	return n;
+}
+
+static void load(const char *when)
+{
+	double l[3];
+	if (getloadavg(l, 3) == 3)
+		printf("# load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	int reps = 3, opt;
+	double min_t = 1.0;
+	while ((opt = getopt(argc, argv, "+r:t:")) != -1) {
+		if (opt == 'r')
+			reps = atoi(optarg);
+		else if (opt == 't')
+			min_t = atof(optarg);
+		else
+			die("usage: %s [-r REPS] [-t SECONDS] ETLCONVERT [-m MANIFEST]... FILE...", BENCH_NAME);
+	}
+	int i = optind;
+	if (i >= argc)
+		die("usage: %s [-r REPS] [-t SECONDS] ETLCONVERT [-m MANIFEST]... FILE...", BENCH_NAME);
+	const char *tool = argv[i++];
+	char **mans = calloc((size_t)argc, sizeof *mans);
+	char **inputs[2] = { calloc((size_t)argc, sizeof(char *)), calloc((size_t)argc, sizeof(char *)) };
+	int nman = 0, ninputs[2] = { 0, 0 };
+	if (!mans || !inputs[0] || !inputs[1])
+		die("out of memory%s", "");
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
+			mans[nman++] = argv[++i];
+		else if (strcmp(argv[i], "-x") == 0 && i + 1 < argc)
+			inputs[1][ninputs[1]++] = argv[++i];
+		else
+			inputs[0][ninputs[0]++] = argv[i];
+	}
+	if (ninputs[0] == 0)
+		die("no input files%s", "");
+	if (ninputs[1] == 0) {
+		free(inputs[1]);
+		inputs[1] = inputs[0];
+		ninputs[1] = ninputs[0];
+	}
+	if (reps < 1)
+		reps = 1;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int ncpu = online < 1 ? 1 : online > 64 ? 64 : (int)online;
+	char jn[16];
+	snprintf(jn, sizeof jn, "%d", ncpu);
+	const char *jobs[3] = { "1", "2", jn };
+	int njobs = ncpu > 2 ? 3 : 2;
+	int devnull = open("/dev/null", O_WRONLY);
+	if (devnull < 0)
+		die("cannot open %s", "/dev/null");
+
+	printf("# jobs_bench: %s -f jsonl|xml -j N, %d processors online, best of %d wall-clock runs,"
+	       " output to /dev/null, Mev = 10^6 events\n", tool, ncpu, reps);
+	for (int f = 0; f < ninputs[0]; f++)
+		printf("# input: %s\n", inputs[0][f]);
+	for (int f = 0; inputs[1] != inputs[0] && f < ninputs[1]; f++)
+		printf("# xml input: %s\n", inputs[1][f]);
+	for (int m = 0; m < nman; m++)
+		printf("# manifest: %s\n", mans[m]);
+	load("before");
+
+	static const char *const fmts[] = { "jsonl", "xml" };
+	double rate[2][3] = { { 0 } }, cpu_ratio = 0;
+	for (int f = 0; f < 2; f++) {
+		char **files = inputs[f];
+		int nfiles = ninputs[f];
+		struct cmd once = command(tool, "jsonl", "1", mans, nman, files, nfiles, 1);
+		uint64_t events = count_lines(&once);
+		free(once.argv);
+		/* K copies, so that a -j 1 run takes min_t of CPU. */
+		double cpu;
+		struct cmd probe = command(tool, fmts[f], "1", mans, nman, files, nfiles, 1);
+		run(&probe, devnull, &cpu);
+		free(probe.argv);
+		int k = cpu >= min_t ? 1 : (int)(min_t / cpu) + 1;
+		printf("# %s: the inputs %d times, %llu events a run\n", fmts[f], k,
+		       (unsigned long long)(events * (uint64_t)k));
+		struct cmd c[3];
+		double best[3], best_cpu[3], min_cpu[3];
+		for (int j = 0; j < njobs; j++) {
+			c[j] = command(tool, fmts[f], jobs[j], mans, nman, files, nfiles, k);
+			best[j] = min_cpu[j] = 1e30;
+			best_cpu[j] = 0;
+		}
+		for (int r = 0; r < reps; r++)
+			for (int j = 0; j < njobs; j++) {
+				double t = run(&c[j], devnull, &cpu);
+				if (cpu < min_cpu[j])
+					min_cpu[j] = cpu;
+				if (t < best[j]) {
+					best[j] = t;
+					best_cpu[j] = cpu;
+				}
+			}
+		if (f == 0)
+			cpu_ratio = min_cpu[1] / min_cpu[0];
+		for (int j = 0; j < njobs; j++) {
+			rate[f][j] = (double)events * k / best[j] / 1e6;
+			printf("convert.%s.j%s %.2f Mev/s\n", fmts[f], jobs[j], rate[f][j]);
+			printf("# convert.%s.j%s: %.2f s wall, %.2f s CPU (user + system)\n", fmts[f], jobs[j],
+			       best[j], best_cpu[j]);
+			free(c[j].argv);
+		}
+		fflush(stdout);
+	}
+	double s_jsonl = rate[0][1] / rate[0][0], s_xml = rate[1][1] / rate[1][0];
+	printf("convert.scaling_j2 %.2f x\n", s_jsonl);
+	printf("convert.xml.scaling_j2 %.2f x\n", s_xml);
+	printf("convert.jsonl.cpu_j2 %.2f x\n", cpu_ratio);
+	printf("# JSONL -j 2 on two idle processors: at most %.2f x (2 / convert.jsonl.cpu_j2)\n",
+	       2 / cpu_ratio);
+	load("after");
+	double l[1];
+	if (getloadavg(l, 1) == 1 && l[0] > ncpu)
+		printf("# busy machine: a program gets its session's share of the processors, however many"
+		       " threads it runs (sched_autogroup), so the wall-clock scaling is low\n");
+	printf("# target (JSONL, -j 2 over -j 1)\n");
+	printf("%s convert.scaling_j2 %.2f x (target >= %.1f x)\n", s_jsonl >= TARGET_SCALING ? "PASS" : "MISS",
+	       s_jsonl, TARGET_SCALING);
+	close(devnull);
+	free(mans);
+	if (inputs[1] != inputs[0])
+		free(inputs[1]);
+	free(inputs[0]);
+	return 0;
+}

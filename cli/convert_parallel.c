@@ -1,0 +1,819 @@
+/*
+ * convert_parallel.c - etlconvert -j N (N > 1) for the rendered formats:
+ * the events decoded and rendered by N worker threads, the output the
+ * same bytes in the same order as with -j 1, and everything said on
+ * stderr said in the same order (the man page, etlconvert(1), says what
+ * the user sees).
+ *
+ * Threads. A reader thread takes the merge's events (convert_next()) and
+ * copies them into batches (convert_batch.c: up to PAR_BATCH_EVENTS
+ * events or PAR_BATCH_BYTES of records); what convert_next() would say
+ * on the way (progress, damage) becomes notes in the batch at their
+ * place. Batches go through one FIFO to N workers in order; a worker
+ * decodes each event with its own decoder (the same --manifest, --tmf
+ * and --mof loads) and renders it with its own output handle (flag
+ * ETL_OUTPUT_EVENTS_ONLY: each event's bytes as the one handle of -j 1
+ * writes them, etl_output.h) into the batch. The main thread is the
+ * writer: it takes the batches in their order, waits until each is
+ * rendered, and writes its bytes between its notes: at once to a plain
+ * output, call by call as -j 1's handle made them to a compressed one
+ * (an LZ4 frame depends on the cuts). A fixed number of batches
+ * (PAR_BATCHES) go round: the reader waits for a free one, and a batch is sent early when notes fill it, so memory is
+ * bounded by batches in flight.
+ *
+ * The document's position-dependent parts stay with the main thread's
+ * handle (the handle of -j 1): before the threads start it writes the
+ * beginning, the header event and the first two events (read, decoded
+ * and rendered at once, as -j 1 does), and at the end the epilogue.
+ * After two events every later event renders the same whatever came
+ * before, except the logfile-header record when it did not come among
+ * them: the one handle skips it once, so the reader leaves it out
+ * (etl_output_is_header_record()).
+ *
+ * Schemas. Decoding depends on earlier events in one way: records that
+ * carry schemas (etl_decoder_schema_event(): a merged trace's
+ * EventMetadata, an EventSource's in-band manifest) teach the decoder
+ * the events after them, whether the filters keep them or not. The
+ * reader copies each into a log with its place (before the event
+ * numbered pos); every worker's decoder learns the log in order, each
+ * entry before it decodes the events after it; the worker that renders
+ * such a record learns it by decoding it. Workers take batches in order,
+ * so each goes forward through the log; an idle worker learns what lies
+ * before the batch being filled. An entry is freed once every worker
+ * learnt it; past PAR_LOG_BYTES of entries the reader waits for the
+ * workers to catch up (a filter that leaves out nearly everything of a
+ * trace full of schemas). Everything else the decoder keeps is a cache (TraceLogging
+ * schemas, MOF lookups) that changes no result; the one exception is the
+ * cache's bound (64 MiB of distinct TraceLogging schemas), past which a
+ * decoder starts afresh: each worker's decoder meets only its share.
+ *
+ * Failures stop the run where -j 1 stops: an input that cannot be read
+ * on (a STOP note), out of memory decoding an event, the output that
+ * cannot be written; the writer then tells the others to stop, and what
+ * lies after that place is neither written nor said.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "convert.h"
+#include "convert_parallel.h"
+
+/* Batches that go round: one per worker, one being filled, one being
+ * written, one waiting. Few: each holds a few hundred KiB that the reader,
+ * a worker and the writer touch in turn, and more of them fall out of the
+ * processors' caches (measured: 2N + 2 batches cost 5 to 10 % more CPU
+ * time than N + 3). A reader that waits for a free batch is woken when a
+ * third of them are free. */
+#define PAR_BATCHES(workers) ((workers) + 3)
+#define PAR_FREE_WAKE(batches) ((batches) / 3)
+
+enum { WAIT_FREE = 1, WAIT_ROOM };
+
+/* The copies of records that carry schemas not yet learnt by every worker
+ * take at most about this much: past it, the reader waits. */
+#define PAR_LOG_BYTES ((size_t)8 << 20)
+
+struct par;
+
+struct par_worker {
+	struct par *p;
+	int id;
+	pthread_t th;
+	int started;
+	etl_decoder *dec;          /* worker 0: the caller's                  */
+	etl_output *out;           /* ETL_OUTPUT_EVENTS_ONLY                  */
+	struct par_batch *b;       /* the batch being rendered (out's sink)   */
+	uint64_t next_log;         /* the log entry it learns next (under
+	                              the lock)                               */
+	int active;                /* counts for the log (under the lock)     */
+	struct par_schema **pend;  /* log entries taken to learn              */
+	size_t n_pend, cap_pend;
+	int failed;                /* a batch failed: it takes no more       */
+	int load_rc;               /* its decoder's loads: CLI_EXIT_*         */
+	char load_why[320];
+};
+
+struct par {
+	pthread_mutex_t mu;
+	/* Each wakes its thread only when that thread can go on (a thread
+	 * switch costs as much as rendering a few events). */
+	pthread_cond_t cv_free;    /* the reader: free batches, log room, stop */
+	pthread_cond_t cv_work;    /* workers: a batch was sent, the end, stop */
+	pthread_cond_t cv_done;    /* the writer: its batch was rendered      */
+	int reader_waits;          /* WAIT_FREE, WAIT_ROOM or 0               */
+	uint64_t write_seq;        /* the batch the writer waits for          */
+	struct par_batch *batches;
+	int nb;
+	struct par_batch **free_list;
+	int n_free;
+	struct par_batch **fifo;   /* sent, not yet taken: ring of nb        */
+	int fifo_head, fifo_n;
+	struct par_batch **order;  /* sent, not yet written, by seq % nb     */
+	uint64_t sent;             /* batches sent                            */
+	uint64_t fill_start;       /* first event number of the batch filling */
+	int eof;                   /* the reader sent its last batch          */
+	int stop;                  /* the writer stops: everyone ends         */
+	/* the log of records that carry schemas */
+	struct par_schema **log;
+	size_t log_n, log_cap;
+	uint64_t log_base;         /* the number of log[0]                    */
+	size_t log_bytes;          /* what the entries take                   */
+	/* the workers */
+	struct par_worker *w;
+	int nw;
+	/* the reader's (no lock: its thread only, once started) */
+	pthread_t reader;
+	int reader_started;
+	struct convert_inputs *ins;
+	const struct etl_logfile *lf;   /* the one handle's logfile header  */
+	int lf_met;                /* its record came                         */
+	uint64_t next_event;       /* the number the next event gets          */
+	struct par_batch *cur;     /* the batch being filled                  */
+	int reader_oom;
+	const struct convert_options *o;
+	int keep_cuts;             /* the output is compressed: the writer
+	                              makes the sink calls of -j 1 one by one
+	                              (an LZ4 frame depends on them)          */
+};
+
+/* ---- the log ----------------------------------------------------------- */
+
+/* Frees the entries every worker learnt (all of them when no worker
+ * runs). Under the lock. */
+static void log_trim(struct par *p)
+{
+	uint64_t low = p->log_base + p->log_n;
+	for (int i = 0; i < p->nw; i++)
+		if (p->w[i].active && p->w[i].next_log < low)
+			low = p->w[i].next_log;
+	size_t k = (size_t)(low - p->log_base);
+	if (k == 0)
+		return;
+	for (size_t i = 0; i < k; i++) {
+		p->log_bytes -= p->log[i]->mem;
+		free(p->log[i]);
+	}
+	memmove(p->log, p->log + k, (p->log_n - k) * sizeof *p->log);
+	p->log_n -= k;
+	p->log_base += k;
+	if (p->reader_waits == WAIT_ROOM && p->log_bytes <= PAR_LOG_BYTES)
+		pthread_cond_signal(&p->cv_free);
+}
+
+/* Adds a copy of ev, to be learnt before event pos. @return : 0; 1 when
+ * the log is over PAR_LOG_BYTES (log_room() waits); -1 when memory is
+ * short. */
+static int log_add(struct par *p, const struct etl_event *ev, uint64_t pos, int self)
+{
+	struct par_schema *s = par_schema_copy(ev, pos, self);
+	if (!s)
+		return -1;
+	pthread_mutex_lock(&p->mu);
+	if (p->log_n == p->log_cap) {
+		size_t cap = p->log_cap ? 2 * p->log_cap : 64;
+		struct par_schema **l = realloc(p->log, cap * sizeof *l);
+		if (!l) {
+			pthread_mutex_unlock(&p->mu);
+			free(s);
+			return -1;
+		}
+		p->log = l;
+		p->log_cap = cap;
+	}
+	p->log[p->log_n++] = s;
+	p->log_bytes += s->mem;
+	int over = p->log_bytes > PAR_LOG_BYTES;
+	pthread_mutex_unlock(&p->mu);
+	return over;
+}
+
+/* Takes the log entries w has not learnt into w->pend. Under the lock.
+ * @return : 0, or -1 when memory is short. */
+static int log_take(struct par_worker *w)
+{
+	struct par *p = w->p;
+	size_t from = (size_t)(w->next_log - p->log_base), n = p->log_n - from;
+	w->n_pend = 0;
+	if (n > w->cap_pend) {
+		struct par_schema **q = realloc(w->pend, n * sizeof *q);
+		if (!q)
+			return -1;
+		w->pend = q;
+		w->cap_pend = n;
+	}
+	if (n)
+		memcpy(w->pend, p->log + from, n * sizeof *w->pend);
+	w->n_pend = n;
+	return 0;
+}
+
+/* w's decoder learns the taken entries from *q on that come before event
+ * pos (the entry of event pos itself is passed over: rendering it, w
+ * decodes it). */
+static void learn_upto(struct par_worker *w, size_t *q, uint64_t pos)
+{
+	const struct etl_decoded *d;
+	for (; *q < w->n_pend; ++*q) {
+		const struct par_schema *s = w->pend[*q];
+		if (par_schema_before(s, pos))
+			etl_decoder_decode(w->dec, &s->ev, &d);
+		else if (s->pos == pos && s->self)
+			continue;
+		else
+			break;
+	}
+}
+
+/* ---- the reader -------------------------------------------------------- */
+
+/* A free batch for the reader, reset as the next one; NULL when the run
+ * stops. */
+static struct par_batch *take_free(struct par *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->reader_waits = WAIT_FREE;
+	while (!p->n_free && !p->stop)
+		pthread_cond_wait(&p->cv_free, &p->mu);
+	p->reader_waits = 0;
+	struct par_batch *b = p->stop ? NULL : p->free_list[--p->n_free];
+	pthread_mutex_unlock(&p->mu);
+	if (b)
+		par_batch_reset(b, p->sent, p->next_event);
+	return b;
+}
+
+/* Sends the batch being filled; last: it ends the run's events. */
+static void send(struct par *p, int last)
+{
+	struct par_batch *b = p->cur;
+	p->cur = NULL;
+	pthread_mutex_lock(&p->mu);
+	p->fifo[(p->fifo_head + p->fifo_n++) % p->nb] = b;
+	p->order[b->seq % (uint64_t)p->nb] = b;
+	p->sent++;
+	p->fill_start = p->next_event;
+	p->eof = last;
+	if (last)
+		pthread_cond_broadcast(&p->cv_work);
+	else
+		pthread_cond_signal(&p->cv_work);     /* one batch, one worker */
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Sends the batch being filled and takes the next. @return : 0, or -1
+ * when the run stops. */
+static int next_batch(struct par *p)
+{
+	send(p, 0);
+	p->cur = take_free(p);
+	return p->cur ? 0 : -1;
+}
+
+/* Out of memory in the reader: the run fails at this place (as it would
+ * not with -j 1, which holds no copies). */
+static void reader_oom(struct par *p)
+{
+	p->reader_oom = 1;
+	if (p->cur && !p->cur->fail) {
+		p->cur->fail = PAR_FAIL_MEMORY;
+		p->cur->fail_at = p->cur->n;
+	}
+}
+
+/* Puts note into the batch being filled (sent when the notes fill it: a
+ * long run of problems between two events takes no more memory). */
+static void say(struct par *p, const struct par_note *note, const char *msg)
+{
+	if (!p->cur || p->reader_oom)
+		return;
+	if (par_batch_note(p->cur, note, msg) != 0)
+		reader_oom(p);
+	else if (par_batch_full(p->cur))
+		next_batch(p);
+}
+
+static void say_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct par_note n = { .kind = PAR_NOTE_PROGRESS, .a = done, .b = total };
+	say(ctx, &n, NULL);
+}
+
+static void say_problem(void *ctx, const struct convert_input *in, uint64_t off, const char *kind,
+                        const char *msg, int repeat)
+{
+	struct par_note n = { .kind = PAR_NOTE_PROBLEM, .repeat = (uint8_t)repeat, .kind_text = kind,
+	                      .in = in, .a = off };
+	say(ctx, &n, msg);
+}
+
+static const struct convert_say par_say = { say_progress, say_problem };
+
+/* Waits while the log is over PAR_LOG_BYTES, the batch being filled (if
+ * it has events) sent first: the workers can then learn every entry.
+ * Called by the reader where the batch is whole, and in the prologue (no
+ * batch; the workers learn what lies before event 2). Nothing is left
+ * being filled when the run stops. */
+static void log_room(struct par *p)
+{
+	if (p->cur && p->cur->n && next_batch(p) != 0)
+		return;
+	pthread_mutex_lock(&p->mu);
+	log_trim(p);                          /* when no worker runs */
+	pthread_cond_broadcast(&p->cv_work);  /* idle workers learn */
+	p->reader_waits = WAIT_ROOM;
+	while (p->log_bytes > PAR_LOG_BYTES && !p->stop)
+		pthread_cond_wait(&p->cv_free, &p->mu);
+	p->reader_waits = 0;
+	if (p->stop)
+		p->cur = NULL;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The merge's learn hook: a record the filters leave out. */
+static void learn_later(void *ctx, const struct etl_event *ev)
+{
+	struct par *p = ctx;
+	int st = p->reader_oom ? 0 : log_add(p, ev, p->next_event, 0);
+	if (st < 0)
+		reader_oom(p);
+	else if (st > 0)
+		log_room(p);
+}
+
+static void *reader_main(void *arg)
+{
+	struct par *p = arg;
+	const struct etl_event *ev;
+	struct convert_input *in;
+	int more = 0;
+	p->cur = take_free(p);
+	while (p->cur && !p->reader_oom && (more = convert_next(p->ins, &ev, &in)) > 0) {
+		if (!p->cur)                 /* the run stopped on the way */
+			return NULL;
+		if (!p->lf_met && etl_output_is_header_record(p->lf, ev)) {
+			p->lf_met = 1;               /* the one handle skips it */
+			continue;
+		}
+		int st = par_batch_add(p->cur, ev);
+		if (st == 0 && next_batch(p) == 0)
+			st = par_batch_add(p->cur, ev);
+		if (!p->cur)
+			return NULL;
+		int logged = st < 0 || !etl_decoder_schema_event(ev) ? 0 : log_add(p, ev, p->next_event, 1);
+		if (st < 0 || logged < 0) {
+			reader_oom(p);
+			break;
+		}
+		p->next_event++;
+		if (logged > 0)
+			log_room(p);
+		else if (par_batch_full(p->cur))
+			next_batch(p);
+	}
+	if (!p->cur)
+		return NULL;
+	if (more < 0) {
+		struct par_note n = { .kind = PAR_NOTE_STOP };
+		if (par_batch_note(p->cur, &n, NULL) != 0)
+			reader_oom(p);
+	}
+	send(p, 1);
+	return NULL;
+}
+
+/* ---- the workers --------------------------------------------------------- */
+
+/* Decodes and renders b's events; stops at the first that fails.
+ * @return : the log entries taken that are done with (learnt, or events
+ * of b); those after b stay for the next batch. */
+static size_t render_batch(struct par_worker *w, struct par_batch *b)
+{
+	size_t q = 0;
+	uint32_t end = b->fail ? b->fail_at : b->n;     /* the reader's failure */
+	w->b = b;
+	if (w->load_rc != CLI_EXIT_CLEAN) {
+		b->fail = PAR_FAIL_LOAD;
+		b->fail_at = 0;
+		memcpy(b->why, w->load_why, sizeof b->why);
+		b->ev_cut[0] = 0;
+		w->failed = 1;
+		return 0;
+	}
+	for (uint32_t k = 0; k < end; k++) {
+		const struct etl_decoded *d = NULL;
+		learn_upto(w, &q, b->first + k);
+		b->ev_cut[k] = (uint32_t)b->n_cut;
+		if (etl_decoder_decode(w->dec, &b->ev[k], &d) == ETL_FATAL) {
+			b->fail = PAR_FAIL_DECODE;
+			b->fail_at = k;
+			w->failed = 1;
+			return q;
+		}
+		if (etl_output_event(w->out, &b->ev[k], d) != ETL_OK) {
+			b->fail = PAR_FAIL_RENDER;
+			b->fail_at = k;
+			snprintf(b->why, sizeof b->why, "%s", etl_output_errmsg(w->out));
+			w->failed = 1;
+			return q;
+		}
+	}
+	b->ev_cut[end] = (uint32_t)b->n_cut;
+	return q;
+}
+
+/* Learns the log entries before the batch being filled: a worker with no
+ * batch only ever gets batches from there on. Under the lock, which it
+ * lets go while it learns. @return : 1 when it learnt some. */
+static int learn_idle(struct par_worker *w)
+{
+	struct par *p = w->p;
+	if (w->load_rc != CLI_EXIT_CLEAN || log_take(w) != 0 || w->n_pend == 0 ||
+	    !par_schema_before(w->pend[0], p->fill_start))
+		return 0;
+	uint64_t limit = p->fill_start;
+	pthread_mutex_unlock(&p->mu);
+	size_t q = 0;
+	const struct etl_decoded *d;
+	for (; q < w->n_pend && par_schema_before(w->pend[q], limit); q++)
+		etl_decoder_decode(w->dec, &w->pend[q]->ev, &d);
+	pthread_mutex_lock(&p->mu);
+	w->next_log += q;
+	log_trim(p);
+	return 1;
+}
+
+static void *worker_main(void *arg)
+{
+	struct par_worker *w = arg;
+	struct par *p = w->p;
+	if (!w->dec) {                      /* its own decoder, loaded here */
+		const char *what = "";
+		w->dec = etl_decoder_new();
+		w->load_rc = !w->dec ? CLI_EXIT_IO : convert_load_decoding(w->dec, p->o, &what);
+		if (w->load_rc != CLI_EXIT_CLEAN)
+			snprintf(w->load_why, sizeof w->load_why, "%s: %s", what,
+			         w->dec ? etl_decoder_errmsg(w->dec) : "out of memory");
+	}
+	pthread_mutex_lock(&p->mu);
+	if (w->load_rc != CLI_EXIT_CLEAN) {
+		w->active = 0;                  /* it learns nothing: fails at once */
+		log_trim(p);
+	}
+	for (;;) {
+		while (!p->fifo_n && !p->eof && !p->stop)
+			if (!learn_idle(w))
+				pthread_cond_wait(&p->cv_work, &p->mu);
+		if (p->stop || !p->fifo_n)
+			break;
+		struct par_batch *b = p->fifo[p->fifo_head];
+		p->fifo_head = (p->fifo_head + 1) % p->nb;
+		p->fifo_n--;
+		/* (a worker whose loads failed left the log: it fails the batch) */
+		int taken = w->load_rc != CLI_EXIT_CLEAN ? 0 : log_take(w);
+		size_t learnt = 0;
+		pthread_mutex_unlock(&p->mu);
+		if (taken != 0) {
+			b->fail = PAR_FAIL_MEMORY;
+			b->fail_at = 0;
+			b->ev_cut[0] = 0;
+			w->failed = 1;
+		} else {
+			learnt = render_batch(w, b);
+		}
+		pthread_mutex_lock(&p->mu);
+		b->done = 1;
+		w->next_log += learnt;
+		log_trim(p);
+		if (b->seq == p->write_seq)
+			pthread_cond_signal(&p->cv_done);
+		if (w->failed)         /* the writer stops there; nothing after counts */
+			break;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* ---- the writer ------------------------------------------------------------ */
+
+/* Writes b's sink calls up to (not with) call number upto: one by one to
+ * a compressed output, else at once (a plain output's bytes do not depend
+ * on how they are cut, and a large piece is written without a copy). */
+static int put_cuts(const struct par *p, etl_outfile *f, const struct par_batch *b, size_t *c,
+                    size_t *off, size_t upto)
+{
+	size_t from = *off;
+	for (; *c < upto; ++*c) {
+		if (p->keep_cuts && etl_outfile_write(f, b->out + *off, b->cut[*c]) != ETL_OK)
+			return -1;
+		*off += b->cut[*c];
+	}
+	if (!p->keep_cuts && *off > from && etl_outfile_write(f, b->out + from, *off - from) != ETL_OK)
+		return -1;
+	return 0;
+}
+
+/* Writes b's output call by call and says its notes at their places, as
+ * -j 1 would have written and said them. @return : 0; -1 when the run
+ * fails here (said, or the message in why, or the output's). */
+static int write_batch(struct par *p, etl_outfile *f, const struct par_batch *b, char *why,
+                       size_t why_len)
+{
+	struct cli_progress *pg = &p->ins->pg;
+	size_t c = 0, off = 0;
+	uint32_t end = b->fail ? b->fail_at : b->n;
+	for (size_t i = 0; i < b->n_notes && b->notes[i].at <= end; i++) {
+		const struct par_note *n = &b->notes[i];
+		if (put_cuts(p, f, b, &c, &off, b->ev_cut[n->at]) != 0)
+			return -1;
+		switch (n->kind) {
+		case PAR_NOTE_PROGRESS:
+			cli_progress_show(pg, n->a, n->b);
+			break;
+		case PAR_NOTE_PROBLEM:
+			cli_progress_clear(pg);
+			if (!n->repeat)
+				cli_error_at(n->in->name, n->a, n->kind_text, b->text + n->msg);
+			break;
+		default:                                   /* PAR_NOTE_STOP */
+			cli_progress_clear(pg);
+			return -1;
+		}
+	}
+	if (put_cuts(p, f, b, &c, &off, b->n_cut) != 0)
+		return -1;
+	switch (b->fail) {
+	case PAR_OK:
+		return 0;
+	case PAR_FAIL_DECODE:
+		cli_progress_clear(pg);
+		cli_message("out of memory decoding an event");
+		return -1;
+	case PAR_FAIL_RENDER:
+		snprintf(why, why_len, "%s", b->why);
+		return -1;
+	case PAR_FAIL_LOAD:
+		cli_progress_clear(pg);
+		cli_message("%s", b->why);
+		return -1;
+	default:
+		cli_progress_clear(pg);
+		cli_message("out of memory");
+		return -1;
+	}
+}
+
+/* Writes the batches in order as they are rendered. @return : 0 at the
+ * end, -1 when the run failed. */
+static int write_all(struct par *p, etl_outfile *f, char *why, size_t why_len)
+{
+	for (uint64_t seq = 0;; seq++) {
+		struct par_batch *b;
+		int end;
+		pthread_mutex_lock(&p->mu);
+		for (;;) {
+			b = p->order[seq % (uint64_t)p->nb];
+			end = p->eof && seq >= p->sent;
+			if (end || (b && b->seq == seq && b->done))
+				break;
+			p->write_seq = seq;
+			pthread_cond_wait(&p->cv_done, &p->mu);
+		}
+		p->write_seq = UINT64_MAX;
+		pthread_mutex_unlock(&p->mu);
+		if (end)
+			return 0;
+		int st = write_batch(p, f, b, why, why_len);
+		pthread_mutex_lock(&p->mu);
+		p->order[seq % (uint64_t)p->nb] = NULL;
+		p->free_list[p->n_free++] = b;
+		if (p->reader_waits == WAIT_FREE && p->n_free >= PAR_FREE_WAKE(p->nb))
+			pthread_cond_signal(&p->cv_free);
+		pthread_mutex_unlock(&p->mu);
+		if (st != 0)
+			return -1;
+	}
+}
+
+/* ---- the run ------------------------------------------------------------------ */
+
+/* Tells every thread to stop and waits for them. */
+static void stop_all(struct par *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->cv_free);
+	pthread_cond_broadcast(&p->cv_work);
+	pthread_mutex_unlock(&p->mu);
+	if (p->reader_started)
+		pthread_join(p->reader, NULL);
+	p->reader_started = 0;
+	for (int i = 0; i < p->nw; i++) {
+		if (p->w[i].started)
+			pthread_join(p->w[i].th, NULL);
+		p->w[i].started = 0;
+	}
+}
+
+/* Starts w's thread; it takes part in the log from next_log on. */
+static int start_worker(struct par_worker *w)
+{
+	struct par *p = w->p;
+	pthread_mutex_lock(&p->mu);
+	w->active = 1;
+	pthread_mutex_unlock(&p->mu);
+	w->started = pthread_create(&w->th, NULL, worker_main, w) == 0;
+	if (!w->started) {
+		pthread_mutex_lock(&p->mu);
+		w->active = 0;
+		pthread_mutex_unlock(&p->mu);
+	}
+	return w->started;
+}
+
+/* Events a batch holds: PAR_BATCH_EVENTS, or fewer when the environment
+ * says so (ETLCONVERT_BATCH_EVENTS: tests make every batch a few events
+ * long, so that workers take turns within a small trace). */
+static uint32_t batch_events(void)
+{
+	const char *s = getenv("ETLCONVERT_BATCH_EVENTS");
+	unsigned long n = s && *s ? strtoul(s, NULL, 10) : 0;
+	return n >= 1 && n < PAR_BATCH_EVENTS ? (uint32_t)n : PAR_BATCH_EVENTS;
+}
+
+/* 1 when path is a regular file or a directory (each worker can read it
+ * for itself, as the first thread does). */
+static int readable_again(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
+int convert_parallel_jobs(const struct convert_options *o)
+{
+	const char *const *lists[] = { o->manifests, o->tmfs, o->mofs };
+	const int counts[] = { o->n_manifests, o->n_tmfs, o->n_mofs };
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < counts[k]; i++)
+			if (!readable_again(lists[k][i]))
+				return 1;
+	return o->jobs;
+}
+
+void convert_parallel_free(struct par *p)
+{
+	if (!p)
+		return;
+	stop_all(p);
+	for (int i = 0; i < p->nw; i++) {
+		struct par_worker *w = &p->w[i];
+		etl_output_free(w->out);
+		if (i > 0)                                 /* worker 0's is the caller's */
+			etl_decoder_free(w->dec);
+		free(w->pend);
+	}
+	for (int i = 0; p->batches && i < p->nb; i++)
+		par_batch_free(&p->batches[i]);
+	for (size_t i = 0; i < p->log_n; i++)
+		free(p->log[i]);
+	free(p->log);
+	free(p->batches);
+	free(p->free_list);
+	free(p->fifo);
+	free(p->order);
+	free(p->w);
+	pthread_cond_destroy(&p->cv_free);
+	pthread_cond_destroy(&p->cv_work);
+	pthread_cond_destroy(&p->cv_done);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
+
+struct par *convert_parallel_new(struct convert_inputs *ins, const struct convert_options *o)
+{
+	struct par *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv_free, NULL);
+	pthread_cond_init(&p->cv_work, NULL);
+	pthread_cond_init(&p->cv_done, NULL);
+	p->ins = ins;
+	p->o = o;
+	p->fill_start = 2;         /* the prologue's two events come first */
+	p->write_seq = UINT64_MAX;
+	p->lf = ins->v[0].lf;
+	p->keep_cuts = o->output && etl_outfile_codec_suffix(o->output) != 0;
+	p->nw = o->jobs;
+	p->nb = PAR_BATCHES(p->nw);
+	p->w = calloc((size_t)p->nw, sizeof *p->w);
+	p->batches = calloc((size_t)p->nb, sizeof *p->batches);
+	p->free_list = calloc((size_t)p->nb, sizeof *p->free_list);
+	p->fifo = calloc((size_t)p->nb, sizeof *p->fifo);
+	p->order = calloc((size_t)p->nb, sizeof *p->order);
+	if (!p->w || !p->batches || !p->free_list || !p->fifo || !p->order) {
+		p->nb = p->batches ? p->nb : 0;
+		convert_parallel_free(p);
+		return NULL;
+	}
+	for (int i = 0; i < p->nb; i++) {
+		if (par_batch_init(&p->batches[i], batch_events()) != 0) {
+			convert_parallel_free(p);
+			return NULL;
+		}
+		p->free_list[p->n_free++] = &p->batches[i];
+	}
+	unsigned flags = ETL_OUTPUT_EVENTS_ONLY | (o->explain ? ETL_OUTPUT_EXPLAIN : 0);
+	for (int i = 0; i < p->nw; i++) {
+		struct par_worker *w = &p->w[i];
+		w->p = p;
+		w->id = i;
+		w->out = etl_output_new(o->format, par_batch_sink, &w->b);
+		if (!w->out || etl_output_set_flags(w->out, flags) != ETL_OK ||
+		    etl_output_begin(w->out, p->lf) != ETL_OK) {
+			convert_parallel_free(p);
+			return NULL;
+		}
+	}
+	/* Workers 1.. load their decoders now, while the caller loads its
+	 * own (worker 0's); one that cannot be started is done without. */
+	for (int i = 1; i < p->nw; i++)
+		start_worker(&p->w[i]);
+	return p;
+}
+
+/* The prologue's look at each event it renders: the logfile-header
+ * record met, and the records that carry schemas logged for workers 1..
+ * (worker 0's decoder is the one decoding them). */
+static void prologue_seen(void *ctx, const struct etl_event *ev)
+{
+	struct par *p = ctx;
+	p->lf_met |= etl_output_is_header_record(p->lf, ev);
+	if (etl_decoder_schema_event(ev) && log_add(p, ev, p->next_event, 1) != 0)
+		p->reader_oom = 1;
+	p->next_event++;
+}
+
+/* Worker 0's decoder learns a record the filters leave out (the
+ * prologue, and a run on without threads). */
+static void learn_now(void *ctx, const struct etl_event *ev)
+{
+	struct par *p = ctx;
+	const struct etl_decoded *d;
+	etl_decoder_decode(p->w[0].dec, ev, &d);
+}
+
+/* The prologue's learn hook: worker 0's decoder learns the record now,
+ * the others from the log. */
+static void learn_now_and_later(void *ctx, const struct etl_event *ev)
+{
+	learn_now(ctx, ev);
+	learn_later(ctx, ev);
+}
+
+int convert_parallel_run(struct par *p, etl_decoder *dec, etl_output *out, etl_outfile *f, char *why,
+                         size_t why_len)
+{
+	struct convert_inputs *ins = p->ins;
+	p->w[0].dec = dec;
+	if (etl_output_begin(out, p->lf) != ETL_OK)
+		return -1;
+	/* The first two events, here and now, as -j 1 renders them. */
+	ins->learn = learn_now_and_later;
+	ins->learn_ctx = p;
+	int st = convert_render_some(ins, dec, out, 2, prologue_seen, p);
+	if (st > 0 && p->reader_oom) {
+		cli_message("out of memory");
+		st = -1;
+	}
+	if (st < 0)
+		return -1;
+	if (st > 0) {
+		ins->say = &par_say;
+		ins->say_ctx = p;
+		ins->learn = learn_later;
+		pthread_mutex_lock(&p->mu);
+		p->w[0].next_log = p->log_base + p->log_n;
+		p->fill_start = p->next_event;
+		pthread_mutex_unlock(&p->mu);
+		p->reader_started = start_worker(&p->w[0]) &&
+		                    pthread_create(&p->reader, NULL, reader_main, p) == 0;
+		if (!p->reader_started) {
+			/* No threads to be had: on here, as -j 1 (dec has learnt
+			 * everything so far, out is where the prologue left it). */
+			stop_all(p);
+			ins->say = &convert_say_now;
+			ins->say_ctx = ins;
+			ins->learn = learn_now;
+			st = convert_render_some(ins, dec, out, UINT64_MAX, NULL, NULL);
+		} else {
+			st = write_all(p, f, why, why_len);
+			if (st == 0)
+				cli_progress_clear(&ins->pg);
+			stop_all(p);
+		}
+		if (st < 0)
+			return -1;
+	}
+	return etl_output_end(out) == ETL_OK ? 0 : -1;
+}
