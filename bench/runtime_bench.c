@@ -45,8 +45,8 @@
  *                       of a running scenario, and its ratio to file_1t
  *                       measured between the SEM runs
  * then the load average at start and end, and the targets with PASS or
- * MISS. BENCH_ONLY=1t|2t runs one case once (BENCH_MODE=mem: in memory),
- * for profiling.
+ * MISS. BENCH_ONLY=1t|2t runs one case once (BENCH_MODE=mem: in memory;
+ * disk: a file, fsync included), for profiling.
  */
 #define BENCH_NAME "runtime_bench"
 #define _GNU_SOURCE 1
@@ -552,13 +552,16 @@ int main(int argc, char **argv)
 	const char *only = getenv("BENCH_ONLY");     /* profiling: 1t or 2t */
 	if (only) {
 		const char *mode = getenv("BENCH_MODE");
-		enum sink sink = mode && strcmp(mode, "mem") == 0 ? SINK_MEM : SINK_FILE;
+		enum sink sink = !mode ? SINK_FILE
+		               : strcmp(mode, "mem") == 0 ? SINK_MEM
+		               : strcmp(mode, "disk") == 0 ? SINK_DISK : SINK_FILE;
 		int nthr = strcmp(only, "2t") == 0 ? 2 : 1;
 		struct best_run b = { .have = 0 };
 		struct run r = bench_enabled(dir, nthr, sink);
 		keep_best(&b, &r);
 		char name[32];
-		snprintf(name, sizeof name, "%s_%s", sink == SINK_MEM ? "mem" : "file", only);
+		snprintf(name, sizeof name, "%s_%s",
+		         sink == SINK_MEM ? "mem" : sink == SINK_DISK ? "disk" : "file", only);
 		print_waits(name, &b, nthr);
 		return 0;
 	}

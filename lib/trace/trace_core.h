@@ -7,7 +7,8 @@
  *   lib/trace/trace_output.c         a session's output in each file mode
  *   lib/trace/trace_provider.c       provider registry, enable state, routing,
  *                                    the writing thread's id
- *   lib/trace/trace_buffers.c        a session's buffer pool, reservations
+ *   lib/trace/trace_buffers.c        reservations in the per-processor buffers
+ *   lib/trace/trace_pool.c           a session's buffer pool
  *   lib/trace/trace_session_props.c  session properties, the error record
  *   lib/trace/trace_clock.c          timestamps and the header's clock figures
  *   lib/trace/trace_sync.c           processors, the process id, forks, the
@@ -94,6 +95,13 @@ void etl__rt_synchronize(void);
 void etl__rt_ctl_lock(void);
 void etl__rt_ctl_unlock(void);
 
+/*! etl__rt_kick_wait() : sleeps while *kick is still seen, at most until
+ *  until (CLOCK_MONOTONIC; NULL: no limit). @return : ETIMEDOUT, or 0
+ *  (kicked, or woken for no reason: look again). */
+int etl__rt_kick_wait(_Atomic uint32_t *kick, uint32_t seen, const struct timespec *until);
+/*! etl__rt_kick() : adds to *kick and wakes its sleeper. */
+void etl__rt_kick(_Atomic uint32_t *kick);
+
 /*! etl__rt_set_fork_child() : fn runs in a forked child, with the control
  *  lock as the forking thread held it, after the read-side sections are
  *  reset: what the session layer does with the sessions inherited from
@@ -141,6 +149,7 @@ struct etl__rt_buf {
 	                                   end once processed                  */
 	uint32_t cpu;
 	uint32_t events;                /* after processing                   */
+	_Atomic uint32_t next;          /* index + 1 of the next on a stack   */
 };
 
 enum { ETL_RT_IDLE = 0, ETL_RT_RUNNING, ETL_RT_STOPPED, ETL_RT_ORPHAN };
@@ -178,21 +187,31 @@ struct etl_session {
 	struct etl__rt_buf *bufs;       /* max_bufs                           */
 	_Atomic uint32_t epoch;
 
-	/* pool, queue and logger hand-shakes (lock) */
-	pthread_mutex_t lock;
-	pthread_cond_t cv_free;         /* a buffer came back (writers)       */
-	pthread_cond_t cv_logger;       /* work for the logger                */
-	pthread_cond_t cv_done;         /* a flush finished                   */
-	int sync_init;
-	uint32_t *free_list, n_free;
-	_Atomic uint32_t n_alloc;
-	uint32_t *queue, q_head, q_count;   /* full buffers, FIFO            */
-	uint32_t in_hand;               /* taken from the queue by the logger,
-	                                   not yet back in the pool or ring   */
-	uint32_t wake_batch;            /* queued buffers that wake the logger */
+	/* the pool (lib/trace/trace_pool.c: which of it takes the lock) */
+	_Atomic uint64_t free_top;      /* free stack: index + 1 (bits 0-31),
+	                                   tag (32-63)                        */
+	_Atomic uint32_t n_free, n_alloc;
+	_Atomic uint32_t full_top;      /* handed over: index + 1, newest     */
+	_Atomic uint32_t pending;       /* handed over, not yet taken         */
+	_Atomic uint32_t in_hand;       /* taken by the logger, not yet back
+	                                   in the pool or the ring            */
+	_Atomic uint32_t waiters;       /* writers blocked for a buffer       */
+	_Atomic int logger_idle;        /* the logger is about to sleep or is */
+	_Atomic uint64_t ring_hc;       /* BUFFERING ring: head (bits 0-31),
+	                                   count (32-62), frozen (63)         */
+	_Atomic uint32_t *ring;         /* max_bufs                           */
+	uint32_t *queue, q_head, q_count;   /* logger: taken, FIFO           */
+	uint32_t wake_batch;            /* handed-over buffers that wake the
+	                                   logger                             */
 	uint32_t *filled;               /* logger: buffers per processor since
 	                                   its last look (see balance())      */
-	uint32_t *ring, r_head, r_count;    /* BUFFERING: kept, oldest first */
+
+	/* logger hand-shakes (lock) */
+	pthread_mutex_t lock;
+	pthread_cond_t cv_free;         /* a buffer came back (writers)       */
+	_Atomic uint32_t kick;          /* work for the logger (etl__rt_kick) */
+	pthread_cond_t cv_done;         /* a flush finished                   */
+	int sync_init;
 	int flush_req;                  /* swap partial buffers out now       */
 	uint64_t flush_seq, flush_done;
 	int flush_rc;
@@ -236,9 +255,6 @@ struct etl__rt_res {
 	uint64_t after;                 /* slot word right after reserving    */
 };
 
-int etl__rt_pool_init(struct etl_session *s);
-void etl__rt_pool_free(struct etl_session *s);
-
 /*! etl__rt_reserve() : size (8-aligned, fits a buffer) bytes in the
  *  current buffer of processor cpu. @return : ETL_OK with *r filled, or
  *  ETL_FAILED (no buffer: the caller counts the loss). */
@@ -263,9 +279,41 @@ static inline void etl__rt_count_lost(struct etl_session *s, uint32_t cpu)
 void etl__rt_swap_all(struct etl_session *s);
 /* Waits until every reservation in b is committed, squeezes holes out. */
 void etl__rt_settle(struct etl_session *s, struct etl__rt_buf *b);
-/* Returns n buffers to the free list (wakes blocked writers). */
+
+/* ---- the pool (lib/trace/trace_pool.c) ---------------------------------------- */
+
+int etl__rt_pool_init(struct etl_session *s);
+void etl__rt_pool_free(struct etl_session *s);
+/* Writers. A free buffer (BUFFERING, the pool grown: else the ring's
+ * oldest) without the lock, or -1. */
+long etl__rt_pool_take(struct etl_session *s);
+/* When that failed: a new buffer while the pool may grow, or waiting out
+ * a flush that writes the ring (BUFFERING); -1: none. */
+long etl__rt_pool_take_slow(struct etl_session *s);
+/* Buffer i back to the free stack. */
+void etl__rt_pool_put(struct etl_session *s, uint32_t i);
+/* Buffer i, reserved up to end, to the logger; wakes it when due. */
+void etl__rt_pool_hand_over(struct etl_session *s, uint32_t i, uint32_t end);
+/* Blocking mode: waits until a buffer may be free. @return : 0 when the
+ * session stopped accepting. */
+int etl__rt_pool_wait(struct etl_session *s);
+/* Logger. Whether buffers wait for it. */
+int etl__rt_pool_has_full(struct etl_session *s);
+/* Up to max handed-over buffers, in the order handed over; 0: none. */
+uint32_t etl__rt_pool_next_full(struct etl_session *s, uint32_t *idx, uint32_t max);
+/* n buffers back to the free stack (wakes blocked writers). */
 void etl__rt_release_n(struct etl_session *s, const uint32_t *idx, uint32_t n);
-/* Allocates buffers (pages touched) while few are ready, up to max_buffers. */
+/* BUFFERING: n processed buffers to the ring's newest end. */
+void etl__rt_ring_append(struct etl_session *s, const uint32_t *idx, uint32_t n);
+/* BUFFERING flush (pool lock held): the ring frozen - writers cannot take
+ * its buffers - its oldest at *head; @return : how many. The k-th oldest
+ * is etl__rt_ring_at(s, head, k); etl__rt_ring_thaw() ends it. */
+uint32_t etl__rt_ring_freeze(struct etl_session *s, uint32_t *head);
+uint32_t etl__rt_ring_at(struct etl_session *s, uint32_t head, uint32_t k);
+void etl__rt_ring_thaw(struct etl_session *s);
+/* Free buffers now. */
+uint32_t etl__rt_pool_free_count(struct etl_session *s);
+/* Allocates buffers (pages touched) while few are free, up to max_buffers. */
 void etl__rt_pool_grow(struct etl_session *s);
 
 /* ---- clock (lib/trace/trace_clock.c) --------------------------------------- */

@@ -19,20 +19,12 @@
 
 #define HDR ETL_RT_HDR
 
-/* Writes every buffer in the queue, up to ETL_RT_DRAIN_MAX at a time. */
+/* Writes every buffer handed over, up to ETL_RT_DRAIN_MAX at a time. */
 static void drain(struct etl_session *s)
 {
 	uint32_t idx[ETL_RT_DRAIN_MAX], out[ETL_RT_DRAIN_MAX], empty[ETL_RT_DRAIN_MAX];
 	for (;;) {
-		uint32_t n = 0, no = 0, ne = 0;
-		pthread_mutex_lock(&s->lock);
-		while (s->q_count && n < ETL_RT_DRAIN_MAX) {
-			idx[n++] = s->queue[s->q_head];
-			s->q_head = (s->q_head + 1) % s->max_bufs;
-			s->q_count--;
-		}
-		s->in_hand += n;
-		pthread_mutex_unlock(&s->lock);
+		uint32_t n = etl__rt_pool_next_full(s, idx, ETL_RT_DRAIN_MAX), no = 0, ne = 0;
 		if (!n)
 			return;
 		for (uint32_t k = 0; k < n; k++) {
@@ -98,11 +90,11 @@ static void balance(struct etl_session *s)
 }
 
 /* The next flush-timer deadline: period_ms from now (CLOCK_MONOTONIC, the
- * clock the logger's condition variable waits on). A session on the
- * caller's clock keeps its deadline in that clock instead (clk_next, a
- * FILETIME): the logger then never waits on time, only for work, and the
- * caller's etl_session_clock_advanced() asks for a round when the
- * deadline has passed. */
+ * clock the logger's sleep waits on). A session on the caller's clock
+ * keeps its deadline in that clock instead (clk_next, a FILETIME): the
+ * logger then never waits on time, only for work, and the caller's
+ * etl_session_clock_advanced() asks for a round when the deadline has
+ * passed. */
 static void next_deadline(struct timespec *t, uint32_t period_ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, t);
@@ -157,15 +149,24 @@ static void *logger_main(void *arg)
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		int timer = 0;
-		while (!s->q_count && !s->flush_req && s->flush_done == s->flush_seq && !s->quit &&
-		       s->clk_done == s->clk_seq) {
-			if (!period || own_clock) {
-				pthread_cond_wait(&s->cv_logger, &s->lock);
-			} else if (pthread_cond_timedwait(&s->cv_logger, &s->lock, &next) == ETIMEDOUT) {
+		/* Idle, then the kick read, then the look for work: a writer that
+		 * hands a buffer over after the look kicks after the reading, and
+		 * the sleep ends at once (lib/trace/trace_pool.c). */
+		atomic_store(&s->logger_idle, 1);
+		for (;;) {
+			uint32_t seen = atomic_load(&s->kick);
+			if (etl__rt_pool_has_full(s) || s->flush_req || s->flush_done != s->flush_seq ||
+			    s->quit || s->clk_done != s->clk_seq)
+				break;
+			pthread_mutex_unlock(&s->lock);
+			int rc = etl__rt_kick_wait(&s->kick, seen, !period || own_clock ? NULL : &next);
+			pthread_mutex_lock(&s->lock);
+			if (rc == ETIMEDOUT) {
 				timer = 1;
 				break;
 			}
 		}
+		atomic_store(&s->logger_idle, 0);
 		/* On the caller's clock only its requests fire the timer: a round
 		 * woken by full buffers must not flush at a moment that depends
 		 * on the threads' pace. */
@@ -207,7 +208,7 @@ static void *logger_main(void *arg)
 			pthread_cond_broadcast(&s->cv_done);
 		}
 		count_round(s, t0);
-		if (quit && !s->q_count)
+		if (quit && !etl__rt_pool_has_full(s))
 			break;
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -231,8 +232,8 @@ void etl__rt_logger_stop(struct etl_session *s)
 	pthread_mutex_lock(&s->lock);
 	s->quit = 1;
 	pthread_cond_broadcast(&s->cv_free);
-	pthread_cond_signal(&s->cv_logger);
 	pthread_mutex_unlock(&s->lock);
+	etl__rt_kick(&s->kick);
 	pthread_join(s->thread, NULL);
 	s->thread_started = 0;
 }

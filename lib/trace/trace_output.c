@@ -106,8 +106,9 @@ static void count_output(struct etl_session *s, int64_t t0, uint64_t bytes)
 }
 
 /* BUFFERING: writes the ring, oldest first, to file_name (replacing what
- * an earlier flush wrote). The pool lock is held, so that writers cannot
- * take a ring buffer meanwhile. */
+ * an earlier flush wrote). The ring is frozen meanwhile, so that writers
+ * cannot take its buffers, and the pool lock held: a writer that needs one
+ * waits for the end of the write there (lib/trace/trace_pool.c). */
 static int write_ring(struct etl_session *s)
 {
 	int64_t t0 = etl__rt_mono_ns();
@@ -118,14 +119,16 @@ static int write_ring(struct etl_session *s)
 	uint64_t n = 0;
 	if (rc == ETL_OK) {
 		pthread_mutex_lock(&s->lock);
-		for (uint32_t k = 0; k < s->r_count && rc != ETL_FATAL; k++) {
-			struct etl__rt_buf *b = &s->bufs[s->ring[(s->r_head + k) % s->max_bufs]];
+		uint32_t head, count = etl__rt_ring_freeze(s, &head);
+		for (uint32_t k = 0; k < count && rc != ETL_FATAL; k++) {
+			struct etl__rt_buf *b = &s->bufs[etl__rt_ring_at(s, head, k)];
 			int prc = etl__writer_put_buffer(w, b->mem, b->end, b->cpu, etl__rt_session_now(s));
 			if (prc == ETL_OK)
 				n++;
 			else
 				rc = prc;
 		}
+		etl__rt_ring_thaw(s);
 		pthread_mutex_unlock(&s->lock);
 		put_lost(s, w);
 		int crc = etl_writer_close(w);
@@ -174,16 +177,9 @@ void etl__rt_output_buffers(struct etl_session *s, const uint32_t *idx, uint32_t
 {
 	if (s->p.file_mode == ETL_FILE_BUFFERING) {
 		uint64_t ev = 0;
-		pthread_mutex_lock(&s->lock);
-		for (uint32_t k = 0; k < n; k++) {
-			s->ring[(s->r_head + s->r_count) % s->max_bufs] = idx[k];
-			s->r_count++;
+		for (uint32_t k = 0; k < n; k++)
 			ev += s->bufs[idx[k]].events;
-		}
-		s->in_hand -= n;
-		pthread_mutex_unlock(&s->lock);
-		/* Blocked writers take ring buffers too. */
-		pthread_cond_broadcast(&s->cv_free);
+		etl__rt_ring_append(s, idx, n);
 		atomic_fetch_add(&s->events_written, ev);
 		return;
 	}

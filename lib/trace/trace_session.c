@@ -35,12 +35,7 @@ etl_session *etl_session_new(void)
 		free(s);
 		return NULL;
 	}
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
 	pthread_cond_init(&s->cv_free, NULL);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cv_logger, &ca);
-	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&s->cv_done, NULL);
 	s->sync_init = 1;
 	return s;
@@ -399,7 +394,7 @@ static int logger_round(struct etl_session *s, uint64_t *seq, const uint64_t *do
 	}
 	pthread_mutex_lock(&s->lock);
 	uint64_t target = ++*seq;
-	pthread_cond_signal(&s->cv_logger);
+	etl__rt_kick(&s->kick);
 	etl__rt_ctl_unlock();
 	while (*done < target)
 		pthread_cond_wait(&s->cv_done, &s->lock);
@@ -471,7 +466,6 @@ void etl_session_free(etl_session *s)
 	if (s->sync_init) {
 		pthread_mutex_destroy(&s->lock);
 		pthread_cond_destroy(&s->cv_free);
-		pthread_cond_destroy(&s->cv_logger);
 		pthread_cond_destroy(&s->cv_done);
 	}
 	free(s->name);
@@ -496,7 +490,7 @@ int etl_session_stats(const etl_session *s, struct etl_session_stats *st)
 		struct etl_session *m = (struct etl_session *)s;
 		pthread_mutex_lock(&m->lock);
 		st->buffers_allocated = atomic_load(&m->n_alloc);
-		st->buffers_free = m->n_free;
+		st->buffers_free = etl__rt_pool_free_count(m);
 		pthread_mutex_unlock(&m->lock);
 	}
 	etl__rt_ctl_unlock();

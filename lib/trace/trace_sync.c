@@ -17,12 +17,19 @@
  * the writer's loads come after the clearing and see nothing. The two
  * halves keep synchronize from starving under a steady stream of writers:
  * new sections enter the other half while the old one drains.
+ *
+ * The kick: a counter a thread sleeps on (a futex) until someone adds to
+ * it, so that a writer wakes a session's logger without taking a lock that
+ * a preempted thread might hold (lib/trace/trace_pool.c).
  */
 #define ETL_BUILDING_LIB 1
 #define _GNU_SOURCE 1
+#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib/trace/trace_core.h"
@@ -137,6 +144,20 @@ void etl__rt_ctl_unlock(void)
 void etl__rt_set_fork_child(void (*fn)(void))
 {
 	g_fork_child = fn;
+}
+
+int etl__rt_kick_wait(_Atomic uint32_t *kick, uint32_t seen, const struct timespec *until)
+{
+	/* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC deadline. */
+	long r = syscall(SYS_futex, (uint32_t *)kick, FUTEX_WAIT_BITSET_PRIVATE, seen, until, NULL,
+	                 FUTEX_BITSET_MATCH_ANY);
+	return r != 0 && errno == ETIMEDOUT ? ETIMEDOUT : 0;
+}
+
+void etl__rt_kick(_Atomic uint32_t *kick)
+{
+	atomic_fetch_add(kick, 1);
+	syscall(SYS_futex, (uint32_t *)kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 static void wait_drained(unsigned half)
