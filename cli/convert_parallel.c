@@ -60,7 +60,7 @@
 #include "convert_parallel.h"
 
 /* Batches that go round: one per worker, one being filled, one being
- * written, one waiting. Few: each holds a few hundred KiB that the reader,
+ * written, one waiting. Few: each holds up to a MiB or so that the reader,
  * a worker and the writer touch in turn, and more of them fall out of the
  * processors' caches (measured: 2N + 2 batches cost 5 to 10 % more CPU
  * time than N + 3). A reader that waits for a free batch is woken when a
