@@ -287,7 +287,8 @@ install-headers:
 install-pc: lib/libetl.pc.in
 	$(INSTALL) -d $(DESTDIR)$(PKGCONFIGDIR)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' lib/libetl.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libetl.pc
+	    -e 's|@VERSION@|$(VERSION)|' -e 's| *@DL_LIBS@|$(if $(DL_LIBS), $(strip $(DL_LIBS)))|' \
+	    lib/libetl.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libetl.pc
 
 install-man:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
