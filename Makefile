@@ -37,8 +37,21 @@ VERSION := 0.1.0
 SOVERSION := 0
 
 DEPS_PKGS := zlib liblz4 libxml-2.0 hivex
+# libxml2 is compiled against but not linked: lib/decode/xml_lib.c loads it
+# with dlopen() on the first manifest (linking it costs every process the
+# start-up of ICU, libstdc++ and liblzma). It is dlopen()ed by the SONAME of
+# the libxml2 found here (Debian's newer libxml2 has another one).
+LINK_PKGS := $(filter-out libxml-2.0,$(DEPS_PKGS))
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
+# dlopen() is in libc from glibc 2.34; older ones need -ldl.
+DL_LIBS := $(shell printf '\043include <dlfcn.h>\nint main(void) { return dlopen("", 0) != 0; }\n' | \
+	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null) $(DL_LIBS)
+XML_LIBS   := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
+XML_SONAME := $(shell readelf -d "$$($(PKG_CONFIG) --variable=libdir libxml-2.0 2>/dev/null)/libxml2.so" 2>/dev/null | \
+	sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+XML_SONAME := $(or $(XML_SONAME),libxml2.so.2)
+XML_DEFS   := -DETL_XML_SONAME='"$(XML_SONAME)"'
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -102,6 +115,8 @@ TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 TEST_SHARED := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 TEST_SHARED_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_SHARED))
+# Tests that parse the renderers' XML with libxml2 themselves link it.
+TEST_XML_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(shell grep -l '<libxml/' $(TEST_SRCS) 2>/dev/null))
 
 FUZZ_SRCS := $(wildcard fuzz/*_fuzzer.c)
 FUZZ_NAMES := $(patsubst fuzz/%_fuzzer.c,%,$(FUZZ_SRCS))
@@ -132,6 +147,7 @@ cli: $(CLI_BINS)
 
 # Library objects see the internal headers and mark exports (include/etl_export.h).
 $(LIB_OBJS): LIB_DEFS := -DETL_BUILDING_LIB=1 $(LTO_CFLAGS)
+$(OBJ)/lib/decode/xml_lib.o: LIB_DEFS += $(XML_DEFS)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -199,7 +215,9 @@ $(OBJ)/tests/%.o: tests/%.c
 
 $(O)/tests/check_%: $(OBJ)/tests/check_%.o $(TEST_SHARED_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_SHARED_OBJS) $(LIB_A) $(CHECK_LIBS) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_SHARED_OBJS) $(LIB_A) $(CHECK_LIBS) $(PKG_LIBS) $(TEST_XML_LIBS) -lm
+
+$(TEST_XML_BINS): TEST_XML_LIBS := $(XML_LIBS)
 
 # Harnesses define only LLVMFuzzerTestOneInput, which libFuzzer declares.
 $(OBJ)/fuzz/%.o: fuzz/%.c
@@ -235,7 +253,9 @@ FUZZ_LIB := build-fuzz/libetl-fuzz.a
 
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DETL_BUILDING_LIB=1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP -c $< -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DETL_BUILDING_LIB=1 $(FUZZ_DEFS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP -c $< -o $@
+
+build-fuzz/obj/lib/decode/xml_lib.o: FUZZ_DEFS := $(XML_DEFS)
 
 $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -267,7 +287,8 @@ install-headers:
 install-pc: lib/libetl.pc.in
 	$(INSTALL) -d $(DESTDIR)$(PKGCONFIGDIR)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' lib/libetl.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libetl.pc
+	    -e 's|@VERSION@|$(VERSION)|' -e 's| *@DL_LIBS@|$(if $(DL_LIBS), $(strip $(DL_LIBS)))|' \
+	    lib/libetl.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libetl.pc
 
 install-man:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3

@@ -288,7 +288,10 @@ ETL_API int etl_decoder_errcode(const etl_decoder *d);
  *  flushed (over 64 MiB of TraceLogging schemas) they must be added again.
  *  @return : ETL_OK; ETL_FAILED with etl_decoder_errmsg() naming the file
  *  and line ("FILE:LINE: reason") for unreadable or invalid manifests (the
- *  events of a failed file are not added); ETL_FATAL on out-of-memory. */
+ *  events of a failed file are not added); ETL_FAILED with errcode
+ *  ETL_E_UNSUPPORTED when libxml2, which the library loads on the first
+ *  manifest rather than linking it, cannot be loaded (the message names the
+ *  library and the reason); ETL_FATAL on out-of-memory. */
 ETL_API int etl_decoder_add_manifest(etl_decoder *d, const char *path);
 
 /*! etl_decoder_add_tmf() : loads WPP trace message format files

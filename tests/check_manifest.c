@@ -16,6 +16,7 @@
 
 #include "etl.h"
 #include "lib/decode/decode_internal.h"
+#include "lib/decode/xml_lib.h"
 #include "testutil.h"
 
 #define TEST_MAN "testdata/manifests/test.man"
@@ -340,6 +341,47 @@ START_TEST(test_load_errcode)
 }
 END_TEST
 
+/* "WHAT: PREFIX: " and more (dlerror()'s text, which differs between C
+ * libraries) in the decoder's message. */
+static void assert_errmsg(etl_decoder *d, const char *what, const char *prefix)
+{
+	char want[256];
+	const char *m = etl_decoder_errmsg(d);
+	snprintf(want, sizeof want, "%s: %s: ", what, prefix);
+	ck_assert_msg(strncmp(m, want, strlen(want)) == 0 && strlen(m) > strlen(want), "%s", m);
+}
+
+/* Without libxml2 (lib/decode/xml_lib.c loaded on the first manifest): its
+ * test hook names a library that does not exist, then one that lacks
+ * libxml2's functions. Loading a manifest file or an in-band manifest fails
+ * with ETL_E_UNSUPPORTED and a message naming the library and the reason;
+ * with the real libxml2 back the same decoder loads the manifest. */
+START_TEST(test_load_without_libxml2)
+{
+	static const char xml[] = "<instrumentationManifest/>";
+	etl_decoder *d = etl_decoder_new();
+	ck_assert_ptr_nonnull(d);
+
+	etl__xml_lib_test_soname("libetl-test-no-such-xml.so.0");
+	ck_assert_int_eq(etl_decoder_add_manifest(d, TEST_MAN), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_UNSUPPORTED);
+	assert_errmsg(d, TEST_MAN, "cannot load libxml2 (libetl-test-no-such-xml.so.0) to read manifests");
+	ck_assert_int_eq(etl__mf_load_memory(d, "inband.man", xml, sizeof xml - 1), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_UNSUPPORTED);
+	assert_errmsg(d, "inband.man", "cannot load libxml2 (libetl-test-no-such-xml.so.0) to read manifests");
+
+	etl__xml_lib_test_soname("libz.so.1");
+	ck_assert_int_eq(etl_decoder_add_manifest(d, "testdata/manifests"), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_errcode(d), ETL_E_UNSUPPORTED);
+	ck_assert_msg(strstr(etl_decoder_errmsg(d), ": libxml2 (libz.so.1) lacks functions manifests need: ") &&
+	              strstr(etl_decoder_errmsg(d), "xmlInitParser"), "%s", etl_decoder_errmsg(d));
+
+	etl__xml_lib_test_soname(NULL);
+	ck_assert_msg(etl_decoder_add_manifest(d, TEST_MAN) == ETL_OK, "%s", etl_decoder_errmsg(d));
+	etl_decoder_free(d);
+}
+END_TEST
+
 /* ---- the corpus ------------------------------------------------------ */
 
 struct tally {
@@ -504,6 +546,7 @@ int main(void)
 	tcase_add_test(tc, test_names_messages);
 	tcase_add_test(tc, test_load_errors);
 	tcase_add_test(tc, test_load_errcode);
+	tcase_add_test(tc, test_load_without_libxml2);
 	tcase_add_test(tc, test_corpus_clr);
 	tcase_add_test(tc, test_corpus_http_process);
 	suite_add_tcase(s, tc);

@@ -10,12 +10,11 @@
  * and its message, parsed into pieces (lib/decode/manifest_message.c). A
  * manifest that fails to load adds no event.
  *
- * libxml2 (2.9) must be initialised once before threads parse at the same
- * time (etlconvert -j loads manifests in several threads): xml_init().
+ * libxml2 is loaded on the first manifest, and its functions are called
+ * through the table lib/decode/xml_lib.c fills (L->x).
  */
 #define ETL_BUILDING_LIB 1
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +22,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-
 #include "lib/decode/decode_internal.h"
 #include "lib/decode/manifest_internal.h"
+#include "lib/decode/xml_lib.h"
 
 #define MF_MAX_FILE_BYTES   (64u * 1024u * 1024u)
 #define MF_MAX_FIELDS       1024u   /* per template / struct level        */
@@ -37,18 +33,12 @@
 struct mf_load {
 	struct mf_set *set;
 	etl_decoder *d;
+	const struct etl__xml_fns *x;   /* libxml2 */
 	const char *path;
 	xmlNodePtr strings;         /* the chosen stringTable, or NULL      */
 	int err;                    /* 1 after mf_error()                   */
 	int oom;
 };
-
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-
-static void xml_init(void)
-{
-	pthread_once(&xml_once, xmlInitParser);
-}
 
 /* ---- strings --------------------------------------------------------- */
 
@@ -73,7 +63,7 @@ static void mf_error(struct mf_load *L, xmlNodePtr node, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	etl__dec_set_error(L->d, ETL_E_BAD_VALUE, "%s:%ld: %s", L->path, node ? xmlGetLineNo(node) : 0L, buf);
+	etl__dec_set_error(L->d, ETL_E_BAD_VALUE, "%s:%ld: %s", L->path, node ? L->x->GetLineNo(node) : 0L, buf);
 	L->err = 1;
 }
 
@@ -95,11 +85,11 @@ static int is_elem(xmlNodePtr n, const char *name)
 /* Attribute value copied into the pool (NULL when absent or on OOM). */
 static const char *attr(struct mf_load *L, xmlNodePtr n, const char *name)
 {
-	xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+	xmlChar *v = L->x->GetProp(n, (const xmlChar *)name);
 	if (!v)
 		return NULL;
 	const char *r = pool_strdup(L->set, (const char *)v);
-	xmlFree(v);
+	(*L->x->Free)(v);
 	if (!r)
 		mf_oom(L);
 	return r;
@@ -118,10 +108,10 @@ static const char *resolve(struct mf_load *L, const char *s)
 	for (xmlNodePtr c = L->strings->children; c; c = c->next) {
 		if (!is_elem(c, "string"))
 			continue;
-		xmlChar *id = xmlGetProp(c, (const xmlChar *)"id");
+		xmlChar *id = L->x->GetProp(c, (const xmlChar *)"id");
 		int eq = id && strlen((const char *)id) == n - 10 &&
 		         memcmp(id, s + 9, n - 10) == 0;
-		xmlFree(id);
+		(*L->x->Free)(id);
 		if (eq) {
 			const char *v = attr(L, c, "value");
 			return v ? v : s;
@@ -436,18 +426,18 @@ static const char *opcode_text(struct mf_load *L, xmlNodePtr pn, const struct mf
 	for (xmlNodePtr t = tasks ? tasks->children : NULL; e->task && t; t = t->next) {
 		if (!is_elem(t, "task"))
 			continue;
-		xmlChar *nm = xmlGetProp(t, (const xmlChar *)"name");
+		xmlChar *nm = L->x->GetProp(t, (const xmlChar *)"name");
 		int eq = nm && strcmp((const char *)nm, e->task) == 0;
-		xmlFree(nm);
+		(*L->x->Free)(nm);
 		if (!eq)
 			continue;
 		xmlNodePtr ops = child(t, "opcodes");
 		for (xmlNodePtr o = ops ? ops->children : NULL; o; o = o->next) {
 			if (!is_elem(o, "opcode"))
 				continue;
-			xmlChar *on = xmlGetProp(o, (const xmlChar *)"name");
+			xmlChar *on = L->x->GetProp(o, (const xmlChar *)"name");
 			int oeq = on && strcmp((const char *)on, e->opcode) == 0;
-			xmlFree(on);
+			(*L->x->Free)(on);
 			if (oeq) {
 				const char *m = attr_msg(L, o, "message");
 				return m ? m : e->opcode;
@@ -631,9 +621,9 @@ static int parse_provider(struct mf_load *L, xmlNodePtr pn)
 			for (xmlNodePtr ch = child(pn, "channels") ? child(pn, "channels")->children : NULL; ch; ch = ch->next) {
 				if (!is_elem(ch, "channel"))
 					continue;
-				xmlChar *chid = xmlGetProp(ch, (const xmlChar *)"chid");
+				xmlChar *chid = L->x->GetProp(ch, (const xmlChar *)"chid");
 				int eq = chid && strcmp((const char *)chid, e->channel) == 0;
-				xmlFree(chid);
+				(*L->x->Free)(chid);
 				if (eq) {
 					const char *nm = attr(L, ch, "name");
 					if (nm)
@@ -682,15 +672,15 @@ static xmlNodePtr find_elem(xmlNodePtr n, const char *name, unsigned depth)
 }
 
 /* The stringTable of en-US resources, else of the first resources. */
-static xmlNodePtr find_strings(xmlNodePtr root)
+static xmlNodePtr find_strings(struct mf_load *L, xmlNodePtr root)
 {
 	xmlNodePtr loc = find_elem(root, "localization", 0), first = NULL;
 	for (xmlNodePtr r = loc ? loc->children : NULL; r; r = r->next) {
 		if (!is_elem(r, "resources"))
 			continue;
-		xmlChar *cu = xmlGetProp(r, (const xmlChar *)"culture");
+		xmlChar *cu = L->x->GetProp(r, (const xmlChar *)"culture");
 		int en = cu && strcasecmp((const char *)cu, "en-US") == 0;
-		xmlFree(cu);
+		(*L->x->Free)(cu);
 		if (en)
 			return child(r, "stringTable");
 		if (!first)
@@ -699,7 +689,8 @@ static xmlNodePtr find_strings(xmlNodePtr root)
 	return first;
 }
 
-static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParserCtxtPtr ctx, xmlDocPtr doc);
+static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, const struct etl__xml_fns *x,
+                    xmlParserCtxtPtr ctx, xmlDocPtr doc);
 
 static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 {
@@ -712,22 +703,25 @@ static int load_file(etl_decoder *d, struct mf_set *s, const char *path)
 		etl__dec_set_error(d, ETL_E_LIMIT, "%s: manifest larger than %u bytes", path, MF_MAX_FILE_BYTES);
 		return ETL_FAILED;
 	}
-	xml_init();
-	xmlParserCtxtPtr ctx = xmlNewParserCtxt();
+	const struct etl__xml_fns *x = etl__xml_lib(d, path);
+	if (!x)
+		return ETL_FAILED;
+	xmlParserCtxtPtr ctx = x->NewParserCtxt();
 	if (!ctx) {
 		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", path);
 		return ETL_FATAL;
 	}
-	xmlDocPtr doc = xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	return load_doc(d, s, path, ctx, doc);
+	xmlDocPtr doc = x->CtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	return load_doc(d, s, path, x, ctx, doc);
 }
 
 /* Loads a parsed document (NULL: the parse failed) into s; frees doc and
  * ctx. path names the source in messages. */
-static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParserCtxtPtr ctx, xmlDocPtr doc)
+static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, const struct etl__xml_fns *x,
+                    xmlParserCtxtPtr ctx, xmlDocPtr doc)
 {
 	if (!doc) {
-		const xmlError *e = xmlCtxtGetLastError(ctx);
+		const xmlError *e = x->CtxtGetLastError(ctx);
 		char msg[160] = "not well-formed XML";
 		if (e && e->message) {
 			snprintf(msg, sizeof msg, "%s", e->message);
@@ -736,11 +730,11 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParse
 				msg[--n] = 0;
 		}
 		etl__dec_set_error(d, ETL_E_BAD_VALUE, "%s:%d: %s", path, e ? e->line : 0, msg);
-		xmlFreeParserCtxt(ctx);
+		x->FreeParserCtxt(ctx);
 		return ETL_FAILED;
 	}
-	xmlNodePtr root = xmlDocGetRootElement(doc);
-	struct mf_load L = { .set = s, .d = d, .path = path };
+	xmlNodePtr root = x->DocGetRootElement(doc);
+	struct mf_load L = { .set = s, .d = d, .x = x, .path = path };
 	size_t before = s->n_events;
 	/* The manifest may be the root (instrumentationManifest) or sit inside
 	 * another element (an <assembly> of Windows' component manifests):
@@ -749,13 +743,13 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, xmlParse
 	if (!im) {
 		mf_error(&L, root, "empty XML document");
 	} else {
-		L.strings = find_strings(im);
+		L.strings = find_strings(&L, im);
 		walk(&L, im, 0);
 		if (!L.err && s->n_events == before)
 			mf_error(&L, im, "no provider events in this manifest");
 	}
-	xmlFreeDoc(doc);
-	xmlFreeParserCtxt(ctx);
+	x->FreeDoc(doc);
+	x->FreeParserCtxt(ctx);
 	if (L.err) {
 		s->n_events = before;   /* the pool keeps what was parsed */
 		return L.oom ? ETL_FATAL : ETL_FAILED;
@@ -784,16 +778,18 @@ int etl__mf_load_memory(etl_decoder *d, const char *name, const void *xml, size_
 		etl__dec_set_error(d, ETL_E_LIMIT, "%s: manifest larger than %u bytes", name, MF_MAX_FILE_BYTES);
 		return ETL_FAILED;
 	}
+	const struct etl__xml_fns *x = etl__xml_lib(d, name);
+	if (!x)
+		return ETL_FAILED;
 	struct mf_set *s = etl__mf_set_get(d, 1);
-	xml_init();
-	xmlParserCtxtPtr ctx = s ? xmlNewParserCtxt() : NULL;
+	xmlParserCtxtPtr ctx = s ? x->NewParserCtxt() : NULL;
 	if (!ctx) {
 		etl__dec_set_error(d, ETL_E_NOMEM, "%s: out of memory", name);
 		return ETL_FATAL;
 	}
-	xmlDocPtr doc = xmlCtxtReadMemory(ctx, len ? xml : "", (int)len, NULL, NULL,
+	xmlDocPtr doc = x->CtxtReadMemory(ctx, len ? xml : "", (int)len, NULL, NULL,
 	                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	return load_doc(d, s, name, ctx, doc);
+	return load_doc(d, s, name, x, ctx, doc);
 }
 
 static int load_one(etl_decoder *d, void *set, const char *file)
