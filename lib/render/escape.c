@@ -302,7 +302,7 @@ static inline size_t json_escape_at(char *o, const unsigned char *p, size_t n, s
 }
 
 #if defined(__SSE2__) && !defined(ETL_NO_SSE2)
-#include <emmintrin.h>
+#include "lib/render/sse_block.h"
 #define JSON_SSE2 1
 
 /* Bit i set for each byte i of x that is not plain: a signed compare with
@@ -325,17 +325,9 @@ static char *json_escape_sse2(char *o, const unsigned char *p, size_t n)
 	size_t i = 0;
 	while (i < n) {
 		size_t left = n - i;
-		__m128i x;
-		unsigned m;
-		if (left >= 16) {
-			x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-			m = json_bad16(x);
-		} else {
-			unsigned char t[16] = { 0 };
-			memcpy(t, p + i, left);
-			x = _mm_loadu_si128((const __m128i *)(const void *)t);
-			m = json_bad16(x) & ((1u << left) - 1);
-		}
+		unsigned valid;
+		__m128i x = etl__sse_block(p + i, left, &valid);
+		unsigned m = json_bad16(x) & valid;
 		_mm_storeu_si128((__m128i *)(void *)o, x);
 		if (!m) {
 			size_t k = left < 16 ? left : 16;

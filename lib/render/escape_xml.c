@@ -102,7 +102,7 @@ static char *escape_bytes(char *o, const unsigned char *p, size_t *i, size_t lim
 }
 
 #if defined(__SSE2__) && !defined(ETL_NO_SSE2)
-#include <emmintrin.h>
+#include "lib/render/sse_block.h"
 #define XML_SSE2 1
 
 /* Bit i set for each byte i of x that is not plain (see plain_byte()):
@@ -129,19 +129,9 @@ static char *escape_run(char *o, const unsigned char *p, size_t *i, size_t lim, 
 	size_t k = *i;
 	while (k < lim) {
 		size_t left = lim - k;
-		__m128i x;
-		unsigned m;
-		if (left >= 16) {
-			x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
-			m = bad16(x, attr);
-		} else {
-			/* the last partial block, from a zeroed copy whose bytes
-			 * past the end are masked off */
-			unsigned char t[16] = { 0 };
-			memcpy(t, p + k, left);
-			x = _mm_loadu_si128((const __m128i *)(const void *)t);
-			m = bad16(x, attr) & ((1u << left) - 1);
-		}
+		unsigned valid;
+		__m128i x = etl__sse_block(p + k, left, &valid);
+		unsigned m = bad16(x, attr) & valid;
 		_mm_storeu_si128((__m128i *)(void *)o, x);
 		if (!m) {
 			size_t step = left < 16 ? left : 16;
