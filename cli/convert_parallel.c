@@ -1,28 +1,37 @@
 /*
  * convert_parallel.c - etlconvert -j N (N > 1) for the rendered formats:
- * the events decoded and rendered by N worker threads, the output the
- * same bytes in the same order as with -j 1, and everything said on
- * stderr said in the same order (the man page, etlconvert(1), says what
- * the user sees).
+ * the events decoded and rendered by N threads, the output the same
+ * bytes in the same order as with -j 1, and everything said on stderr
+ * said in the same order (the man page, etlconvert(1), says what the
+ * user sees).
  *
- * Threads. A reader thread takes the merge's events (convert_next()) and
- * copies them into batches (convert_batch.c: up to PAR_BATCH_EVENTS
- * events or PAR_BATCH_BYTES of records); what convert_next() would say
- * on the way (progress, damage) becomes notes in the batch at their
- * place. Batches go through one FIFO to N workers in order; a worker
- * decodes each event with its own decoder (the same --manifest, --tmf
- * and --mof loads) and renders it with its own output handle (flag
+ * Threads. N workers (the caller's thread is worker 0) take turns at
+ * three jobs. Reading: one worker at a time takes the merge's events
+ * (convert_next()) and copies them into a batch (convert_batch.c: up to
+ * PAR_BATCH_EVENTS events or PAR_BATCH_BYTES of records); what
+ * convert_next() would say on the way (progress, damage) becomes notes in
+ * the batch at their place. Rendering: the worker that filled a batch
+ * decodes each of its events with its own decoder (the same --manifest,
+ * --tmf and --mof loads) and renders it with its own output handle (flag
  * ETL_OUTPUT_EVENTS_ONLY: each event's bytes as the one handle of -j 1
- * writes them, etl_output.h) into the batch. The main thread is the
- * writer: it takes the batches in their order, waits until each is
- * rendered, and writes its bytes between its notes: at once to a plain
- * output, call by call as -j 1's handle made them to a compressed one
- * (an LZ4 frame depends on the cuts). A fixed number of batches
- * (PAR_BATCHES) go round: the reader waits for a free one, and a batch is sent early when notes fill it, so memory is
- * bounded by batches in flight.
+ * writes them, etl_output.h) into the batch, while another worker reads
+ * the next. Writing: the worker that finishes the batch next in order
+ * writes its bytes between its notes (at once to a plain output, call by
+ * call as -j 1's handle made them to a compressed one: an LZ4 frame
+ * depends on the cuts), then any later batch already rendered.
+ * Why not a reader thread, N renderers and a writer thread: each batch
+ * then crosses three threads, each hand-over a wake-up and a sleep, and
+ * the batches must be large to make that worth it, larger than the
+ * processors' caches; here a batch stays with one thread, which reads,
+ * renders and most often writes it while its bytes are still in its
+ * cache, and threads only wait when there is nothing to do.
+ * A fixed number of batches (PAR_BATCHES) go round: the reading turn
+ * waits for a free one (rendering what was sent meanwhile), and a batch is
+ * sent to the others early when notes fill it, so memory is bounded by
+ * batches in flight.
  *
- * The document's position-dependent parts stay with the main thread's
- * handle (the handle of -j 1): before the threads start it writes the
+ * The document's position-dependent parts stay with the caller's handle
+ * (the handle of -j 1): before the workers start it writes the
  * beginning, the header event and the first two events (read, decoded
  * and rendered at once, as -j 1 does), and at the end the epilogue.
  * After two events every later event renders the same whatever came
@@ -37,20 +46,23 @@
  * reader copies each into a log with its place (before the event
  * numbered pos); every worker's decoder learns the log in order, each
  * entry before it decodes the events after it; the worker that renders
- * such a record learns it by decoding it. Workers take batches in order,
- * so each goes forward through the log; an idle worker learns what lies
- * before the batch being filled. An entry is freed once every worker
- * learnt it; past PAR_LOG_BYTES of entries the reader waits for the
- * workers to catch up (a filter that leaves out nearly everything of a
- * trace full of schemas). Everything else the decoder keeps is a cache (TraceLogging
- * schemas, MOF lookups) that changes no result; the one exception is the
- * cache's bound (64 MiB of distinct TraceLogging schemas), past which a
- * decoder starts afresh: each worker's decoder meets only its share.
+ * such a record learns it by decoding it. Each worker takes batches in
+ * increasing order (from the FIFO of batches sent, in order, or the one
+ * it just filled when no earlier one waits), so it goes forward through
+ * the log; an idle worker learns what lies before the batch being
+ * filled. An entry is freed once every worker learnt it; past
+ * PAR_LOG_BYTES of entries the reader waits for the workers to catch up,
+ * rendering and learning itself meanwhile (a filter that leaves out
+ * nearly everything of a trace full of schemas). Everything else the
+ * decoder keeps is a cache (TraceLogging schemas, MOF lookups) that
+ * changes no result; the one exception is the cache's bound (64 MiB of
+ * distinct TraceLogging schemas), past which a decoder starts afresh:
+ * each worker's decoder meets only its share.
  *
  * Failures stop the run where -j 1 stops: an input that cannot be read
  * on (a STOP note), out of memory decoding an event, the output that
- * cannot be written; the writer then tells the others to stop, and what
- * lies after that place is neither written nor said.
+ * cannot be written; the worker writing that place then tells the others
+ * to stop, and what lies after it is neither written nor said.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -59,19 +71,16 @@
 #include "convert.h"
 #include "convert_parallel.h"
 
-/* Batches that go round: one per worker, one being filled, one being
- * written, one waiting. Few: each holds up to a MiB or so that the reader,
- * a worker and the writer touch in turn, and more of them fall out of the
- * processors' caches (measured: 2N + 2 batches cost 5 to 10 % more CPU
- * time than N + 3). A reader that waits for a free batch is woken when a
- * third of them are free. */
-#define PAR_BATCHES(workers) ((workers) + 3)
-#define PAR_FREE_WAKE(batches) ((batches) / 3)
+/* Batches that go round: per worker one being rendered and one rendered
+ * that waits for an earlier one, and one being filled. */
+#define PAR_BATCHES(workers) (2 * (workers) + 1)
 
 enum { WAIT_FREE = 1, WAIT_ROOM };
 
 /* The copies of records that carry schemas not yet learnt by every worker
- * take at most about this much: past it, the reader waits. */
+ * take at most about this much: past it, the reader waits (less when the
+ * environment says so: ETLCONVERT_LOG_BYTES, for tests, makes it wait at
+ * every such record). */
 #define PAR_LOG_BYTES ((size_t)8 << 20)
 
 struct par;
@@ -96,13 +105,19 @@ struct par_worker {
 
 struct par {
 	pthread_mutex_t mu;
-	/* Each wakes its thread only when that thread can go on (a thread
-	 * switch costs as much as rendering a few events). */
-	pthread_cond_t cv_free;    /* the reader: free batches, log room, stop */
-	pthread_cond_t cv_work;    /* workers: a batch was sent, the end, stop */
-	pthread_cond_t cv_done;    /* the writer: its batch was rendered      */
+	/* Each wakes its threads only when they can go on (a thread switch
+	 * costs as much as rendering a few events). */
+	pthread_cond_t cv_turn;    /* the reader: a free batch, log room, stop */
+	pthread_cond_t cv_work;    /* idle workers: a batch sent, the reading
+	                              turn or a batch free, the end, stop    */
+	pthread_cond_t cv_end;     /* the caller: all written, or stop        */
 	int reader_waits;          /* WAIT_FREE, WAIT_ROOM or 0               */
-	uint64_t write_seq;        /* the batch the writer waits for          */
+	int idle;                  /* workers waiting on cv_work              */
+	int go;                    /* the prologue is done: reading may start */
+	int reading;               /* a worker has the reading turn           */
+	struct par_worker *reader_w; /* which                                 */
+	int writing;               /* a worker writes                         */
+	uint64_t write_seq;        /* the batch to write next                 */
 	struct par_batch *batches;
 	int nb;
 	struct par_batch **free_list;
@@ -113,18 +128,18 @@ struct par {
 	uint64_t sent;             /* batches sent                            */
 	uint64_t fill_start;       /* first event number of the batch filling */
 	int eof;                   /* the reader sent its last batch          */
-	int stop;                  /* the writer stops: everyone ends         */
+	int stop;                  /* the run stops: everyone ends            */
+	int failed;                /* ... because it failed where it wrote    */
 	/* the log of records that carry schemas */
 	struct par_schema **log;
 	size_t log_n, log_cap;
 	uint64_t log_base;         /* the number of log[0]                    */
 	size_t log_bytes;          /* what the entries take                   */
+	size_t log_limit;          /* PAR_LOG_BYTES, or less (tests)          */
 	/* the workers */
 	struct par_worker *w;
 	int nw;
-	/* the reader's (no lock: its thread only, once started) */
-	pthread_t reader;
-	int reader_started;
+	/* the reader's (no lock: the reading turn's holder only) */
 	struct convert_inputs *ins;
 	const struct etl_logfile *lf;   /* the one handle's logfile header  */
 	int lf_met;                /* its record came                         */
@@ -132,12 +147,17 @@ struct par {
 	struct par_batch *cur;     /* the batch being filled                  */
 	int reader_oom;
 	const struct convert_options *o;
+	/* the writer's (no lock: the writing worker only) */
+	etl_outfile *f;
+	char *why;                 /* the output handle's failure            */
+	size_t why_len;
 	int keep_cuts;             /* the output is compressed: the writer
 	                              makes the sink calls of -j 1 one by one
 	                              (an LZ4 frame depends on them)          */
 };
 
 /* ---- the log ----------------------------------------------------------- */
+
 
 /* Frees the entries every worker learnt (all of them when no worker
  * runs). Under the lock. */
@@ -157,8 +177,8 @@ static void log_trim(struct par *p)
 	memmove(p->log, p->log + k, (p->log_n - k) * sizeof *p->log);
 	p->log_n -= k;
 	p->log_base += k;
-	if (p->reader_waits == WAIT_ROOM && p->log_bytes <= PAR_LOG_BYTES)
-		pthread_cond_signal(&p->cv_free);
+	if (p->reader_waits == WAIT_ROOM && p->log_bytes <= p->log_limit)
+		pthread_cond_signal(&p->cv_turn);
 }
 
 /* Adds a copy of ev, to be learnt before event pos. @return : 0; 1 when
@@ -183,7 +203,7 @@ static int log_add(struct par *p, const struct etl_event *ev, uint64_t pos, int 
 	}
 	p->log[p->log_n++] = s;
 	p->log_bytes += s->mem;
-	int over = p->log_bytes > PAR_LOG_BYTES;
+	int over = p->log_bytes > p->log_limit;
 	pthread_mutex_unlock(&p->mu);
 	return over;
 }
@@ -227,15 +247,45 @@ static void learn_upto(struct par_worker *w, size_t *q, uint64_t pos)
 
 /* ---- the reader -------------------------------------------------------- */
 
+static void work_on(struct par_worker *w, struct par_batch *b);
+static int learn_idle(struct par_worker *w);
+
+/* The first batch sent and not yet taken. Under the lock. */
+static struct par_batch *fifo_pop(struct par *p)
+{
+	struct par_batch *b = p->fifo[p->fifo_head];
+	p->fifo_head = (p->fifo_head + 1) % p->nb;
+	p->fifo_n--;
+	return b;
+}
+
+/* The reader's wait, under the lock, for a free batch (WAIT_FREE) or log
+ * room (WAIT_ROOM), or the end of the run: meanwhile it renders the
+ * batches sent and learns as an idle worker would, so that nothing waits
+ * for its own decoder. The prologue has no reading worker: it only
+ * waits. */
+static void reader_wait(struct par *p, int why)
+{
+	struct par_worker *w = p->reader_w;
+	while (!p->stop && (why == WAIT_FREE ? p->n_free == 0 : p->log_bytes > p->log_limit)) {
+		if (w && !w->failed && p->fifo_n) {
+			work_on(w, fifo_pop(p));
+			continue;
+		}
+		if (w && !w->failed && learn_idle(w))
+			continue;
+		p->reader_waits = why;
+		pthread_cond_wait(&p->cv_turn, &p->mu);
+		p->reader_waits = 0;
+	}
+}
+
 /* A free batch for the reader, reset as the next one; NULL when the run
  * stops. */
 static struct par_batch *take_free(struct par *p)
 {
 	pthread_mutex_lock(&p->mu);
-	p->reader_waits = WAIT_FREE;
-	while (!p->n_free && !p->stop)
-		pthread_cond_wait(&p->cv_free, &p->mu);
-	p->reader_waits = 0;
+	reader_wait(p, WAIT_FREE);
 	struct par_batch *b = p->stop ? NULL : p->free_list[--p->n_free];
 	pthread_mutex_unlock(&p->mu);
 	if (b)
@@ -243,29 +293,35 @@ static struct par_batch *take_free(struct par *p)
 	return b;
 }
 
-/* Sends the batch being filled; last: it ends the run's events. */
-static void send(struct par *p, int last)
+/* Sends the batch being filled; last: it ends the run's events. own: the
+ * reader renders it itself, unless earlier batches wait (a worker takes
+ * batches in order): @return : the batch it is to render, or NULL. */
+static struct par_batch *send(struct par *p, int last, int own)
 {
 	struct par_batch *b = p->cur;
 	p->cur = NULL;
 	pthread_mutex_lock(&p->mu);
-	p->fifo[(p->fifo_head + p->fifo_n++) % p->nb] = b;
+	if (own && p->fifo_n)
+		own = 0;
+	if (!own)
+		p->fifo[(p->fifo_head + p->fifo_n++) % p->nb] = b;
 	p->order[b->seq % (uint64_t)p->nb] = b;
 	p->sent++;
 	p->fill_start = p->next_event;
 	p->eof = last;
 	if (last)
 		pthread_cond_broadcast(&p->cv_work);
-	else
+	else if (!own && p->idle)
 		pthread_cond_signal(&p->cv_work);     /* one batch, one worker */
 	pthread_mutex_unlock(&p->mu);
+	return own ? b : NULL;
 }
 
-/* Sends the batch being filled and takes the next. @return : 0, or -1
- * when the run stops. */
+/* Sends the batch being filled to the others and takes the next.
+ * @return : 0, or -1 when the run stops. */
 static int next_batch(struct par *p)
 {
-	send(p, 0);
+	send(p, 0, 0);
 	p->cur = take_free(p);
 	return p->cur ? 0 : -1;
 }
@@ -321,10 +377,7 @@ static void log_room(struct par *p)
 	pthread_mutex_lock(&p->mu);
 	log_trim(p);                          /* when no worker runs */
 	pthread_cond_broadcast(&p->cv_work);  /* idle workers learn */
-	p->reader_waits = WAIT_ROOM;
-	while (p->log_bytes > PAR_LOG_BYTES && !p->stop)
-		pthread_cond_wait(&p->cv_free, &p->mu);
-	p->reader_waits = 0;
+	reader_wait(p, WAIT_ROOM);
 	if (p->stop)
 		p->cur = NULL;
 	pthread_mutex_unlock(&p->mu);
@@ -341,13 +394,16 @@ static void learn_later(void *ctx, const struct etl_event *ev)
 		log_room(p);
 }
 
-static void *reader_main(void *arg)
+/* One reading turn: events into batches until one is full (or the last),
+ * which the reader then renders itself (see send()). @return : that
+ * batch, or NULL (sent to the others, or the run stopped). */
+static struct par_batch *read_turn(struct par *p)
 {
-	struct par *p = arg;
 	const struct etl_event *ev;
 	struct convert_input *in;
 	int more = 0;
-	p->cur = take_free(p);
+	if (!p->cur)
+		p->cur = take_free(p);
 	while (p->cur && !p->reader_oom && (more = convert_next(p->ins, &ev, &in)) > 0) {
 		if (!p->cur)                 /* the run stopped on the way */
 			return NULL;
@@ -369,7 +425,7 @@ static void *reader_main(void *arg)
 		if (logged > 0)
 			log_room(p);
 		else if (par_batch_full(p->cur))
-			next_batch(p);
+			return send(p, 0, 1);
 	}
 	if (!p->cur)
 		return NULL;
@@ -378,8 +434,7 @@ static void *reader_main(void *arg)
 		if (par_batch_note(p->cur, &n, NULL) != 0)
 			reader_oom(p);
 	}
-	send(p, 1);
-	return NULL;
+	return send(p, 1, 1);
 }
 
 /* ---- the workers --------------------------------------------------------- */
@@ -441,57 +496,6 @@ static int learn_idle(struct par_worker *w)
 	w->next_log += q;
 	log_trim(p);
 	return 1;
-}
-
-static void *worker_main(void *arg)
-{
-	struct par_worker *w = arg;
-	struct par *p = w->p;
-	if (!w->dec) {                      /* its own decoder, loaded here */
-		const char *what = "";
-		w->dec = etl_decoder_new();
-		w->load_rc = !w->dec ? CLI_EXIT_IO : convert_load_decoding(w->dec, p->o, &what);
-		if (w->load_rc != CLI_EXIT_CLEAN)
-			snprintf(w->load_why, sizeof w->load_why, "%s: %s", what,
-			         w->dec ? etl_decoder_errmsg(w->dec) : "out of memory");
-	}
-	pthread_mutex_lock(&p->mu);
-	if (w->load_rc != CLI_EXIT_CLEAN) {
-		w->active = 0;                  /* it learns nothing: fails at once */
-		log_trim(p);
-	}
-	for (;;) {
-		while (!p->fifo_n && !p->eof && !p->stop)
-			if (!learn_idle(w))
-				pthread_cond_wait(&p->cv_work, &p->mu);
-		if (p->stop || !p->fifo_n)
-			break;
-		struct par_batch *b = p->fifo[p->fifo_head];
-		p->fifo_head = (p->fifo_head + 1) % p->nb;
-		p->fifo_n--;
-		/* (a worker whose loads failed left the log: it fails the batch) */
-		int taken = w->load_rc != CLI_EXIT_CLEAN ? 0 : log_take(w);
-		size_t learnt = 0;
-		pthread_mutex_unlock(&p->mu);
-		if (taken != 0) {
-			b->fail = PAR_FAIL_MEMORY;
-			b->fail_at = 0;
-			b->ev_cut[0] = 0;
-			w->failed = 1;
-		} else {
-			learnt = render_batch(w, b);
-		}
-		pthread_mutex_lock(&p->mu);
-		b->done = 1;
-		w->next_log += learnt;
-		log_trim(p);
-		if (b->seq == p->write_seq)
-			pthread_cond_signal(&p->cv_done);
-		if (w->failed)         /* the writer stops there; nothing after counts */
-			break;
-	}
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
 }
 
 /* ---- the writer ------------------------------------------------------------ */
@@ -563,36 +567,124 @@ static int write_batch(struct par *p, etl_outfile *f, const struct par_batch *b,
 	}
 }
 
-/* Writes the batches in order as they are rendered. @return : 0 at the
- * end, -1 when the run failed. */
-static int write_all(struct par *p, etl_outfile *f, char *why, size_t why_len)
+/* Writes the batches rendered, in order: the worker that finished the one
+ * the output waits for writes it and those after it already rendered.
+ * Under the lock, which it lets go while it writes (one writer at a
+ * time). */
+static void write_ready(struct par *p)
 {
-	for (uint64_t seq = 0;; seq++) {
-		struct par_batch *b;
-		int end;
-		pthread_mutex_lock(&p->mu);
-		for (;;) {
-			b = p->order[seq % (uint64_t)p->nb];
-			end = p->eof && seq >= p->sent;
-			if (end || (b && b->seq == seq && b->done))
-				break;
-			p->write_seq = seq;
-			pthread_cond_wait(&p->cv_done, &p->mu);
-		}
-		p->write_seq = UINT64_MAX;
+	while (!p->writing && !p->stop) {
+		struct par_batch *b = p->order[p->write_seq % (uint64_t)p->nb];
+		if (!b || b->seq != p->write_seq || !b->done)
+			return;
+		p->writing = 1;
 		pthread_mutex_unlock(&p->mu);
-		if (end)
-			return 0;
-		int st = write_batch(p, f, b, why, why_len);
+		int st = write_batch(p, p->f, b, p->why, p->why_len);
 		pthread_mutex_lock(&p->mu);
-		p->order[seq % (uint64_t)p->nb] = NULL;
+		p->writing = 0;
+		p->order[p->write_seq % (uint64_t)p->nb] = NULL;
 		p->free_list[p->n_free++] = b;
-		if (p->reader_waits == WAIT_FREE && p->n_free >= PAR_FREE_WAKE(p->nb))
-			pthread_cond_signal(&p->cv_free);
-		pthread_mutex_unlock(&p->mu);
-		if (st != 0)
-			return -1;
+		p->write_seq++;
+		if (st != 0) {
+			p->failed = 1;
+			p->stop = 1;
+			pthread_cond_broadcast(&p->cv_turn);
+			pthread_cond_broadcast(&p->cv_work);
+			pthread_cond_broadcast(&p->cv_end);
+			return;
+		}
+		if (p->reader_waits == WAIT_FREE)
+			pthread_cond_signal(&p->cv_turn);
+		else if (p->idle && !p->reading && !p->eof)
+			pthread_cond_signal(&p->cv_work);      /* a batch to read into */
+		if (p->eof && p->write_seq == p->sent)
+			pthread_cond_broadcast(&p->cv_end);
 	}
+}
+
+/* ---- the workers' loop ------------------------------------------------------ */
+
+/* Renders b (taken from the FIFO, or just filled) and writes what is
+ * ready. Under the lock, which it lets go while it renders. */
+static void work_on(struct par_worker *w, struct par_batch *b)
+{
+	struct par *p = w->p;
+	/* (a worker whose loads failed left the log: it fails the batch) */
+	int taken = w->load_rc != CLI_EXIT_CLEAN ? 0 : log_take(w);
+	size_t learnt = 0;
+	pthread_mutex_unlock(&p->mu);
+	if (taken != 0) {
+		b->fail = PAR_FAIL_MEMORY;
+		b->fail_at = 0;
+		b->ev_cut[0] = 0;
+		w->failed = 1;
+	} else {
+		learnt = render_batch(w, b);
+	}
+	pthread_mutex_lock(&p->mu);
+	b->done = 1;
+	w->next_log += learnt;
+	log_trim(p);
+	write_ready(p);
+}
+
+/* A worker: renders the batches sent, takes the reading turn when it is
+ * free, learns when idle; until the last batch is taken, the run stops or
+ * one of its batches failed (the writing stops there). */
+static void work(struct par_worker *w)
+{
+	struct par *p = w->p;
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && !w->failed) {
+		if (p->fifo_n) {
+			work_on(w, fifo_pop(p));
+			continue;
+		}
+		if (p->go && !p->eof && !p->reading && p->n_free) {
+			p->reading = 1;
+			p->reader_w = w;
+			pthread_mutex_unlock(&p->mu);
+			struct par_batch *b = read_turn(p);
+			pthread_mutex_lock(&p->mu);
+			p->reading = 0;
+			p->reader_w = NULL;
+			if (p->idle && !p->eof)
+				pthread_cond_signal(&p->cv_work);   /* the turn is free */
+			if (b)
+				work_on(w, b);
+			continue;
+		}
+		if (p->eof)
+			break;                          /* what is left is others' */
+		if (!learn_idle(w)) {
+			p->idle++;
+			pthread_cond_wait(&p->cv_work, &p->mu);
+			p->idle--;
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void *worker_main(void *arg)
+{
+	struct par_worker *w = arg;
+	struct par *p = w->p;
+	if (!w->dec) {                      /* its own decoder, loaded here */
+		const char *what = "";
+		w->dec = etl_decoder_new();
+		w->load_rc = !w->dec ? CLI_EXIT_IO : convert_load_decoding(w->dec, p->o, &what);
+		if (w->load_rc != CLI_EXIT_CLEAN)
+			snprintf(w->load_why, sizeof w->load_why, "%s: %s", what,
+			         w->dec ? etl_decoder_errmsg(w->dec) : "out of memory");
+	}
+	if (w->load_rc != CLI_EXIT_CLEAN) {
+		pthread_mutex_lock(&p->mu);
+		w->active = 0;                  /* it learns nothing: fails at once */
+		log_trim(p);
+		pthread_mutex_unlock(&p->mu);
+	}
+	work(w);
+	return NULL;
 }
 
 /* ---- the run ------------------------------------------------------------------ */
@@ -602,18 +694,17 @@ static void stop_all(struct par *p)
 {
 	pthread_mutex_lock(&p->mu);
 	p->stop = 1;
-	pthread_cond_broadcast(&p->cv_free);
+	pthread_cond_broadcast(&p->cv_turn);
 	pthread_cond_broadcast(&p->cv_work);
+	pthread_cond_broadcast(&p->cv_end);
 	pthread_mutex_unlock(&p->mu);
-	if (p->reader_started)
-		pthread_join(p->reader, NULL);
-	p->reader_started = 0;
 	for (int i = 0; i < p->nw; i++) {
 		if (p->w[i].started)
 			pthread_join(p->w[i].th, NULL);
 		p->w[i].started = 0;
 	}
 }
+
 
 /* Starts w's thread; it takes part in the log from next_log on. */
 static int start_worker(struct par_worker *w)
@@ -639,6 +730,15 @@ static uint32_t batch_events(void)
 	const char *s = getenv("ETLCONVERT_BATCH_EVENTS");
 	unsigned long n = s && *s ? strtoul(s, NULL, 10) : 0;
 	return n >= 1 && n < PAR_BATCH_EVENTS ? (uint32_t)n : PAR_BATCH_EVENTS;
+}
+
+/* PAR_LOG_BYTES, or less when the environment says so
+ * (ETLCONVERT_LOG_BYTES). */
+static size_t log_limit(void)
+{
+	const char *s = getenv("ETLCONVERT_LOG_BYTES");
+	unsigned long long n = s && *s ? strtoull(s, NULL, 10) : PAR_LOG_BYTES;
+	return n < PAR_LOG_BYTES ? (size_t)n : PAR_LOG_BYTES;
 }
 
 /* 1 when path is a regular file or a directory (each worker can read it
@@ -682,9 +782,9 @@ void convert_parallel_free(struct par *p)
 	free(p->fifo);
 	free(p->order);
 	free(p->w);
-	pthread_cond_destroy(&p->cv_free);
+	pthread_cond_destroy(&p->cv_turn);
 	pthread_cond_destroy(&p->cv_work);
-	pthread_cond_destroy(&p->cv_done);
+	pthread_cond_destroy(&p->cv_end);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
 }
@@ -695,13 +795,13 @@ struct par *convert_parallel_new(struct convert_inputs *ins, const struct conver
 	if (!p)
 		return NULL;
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv_free, NULL);
+	pthread_cond_init(&p->cv_turn, NULL);
 	pthread_cond_init(&p->cv_work, NULL);
-	pthread_cond_init(&p->cv_done, NULL);
+	pthread_cond_init(&p->cv_end, NULL);
 	p->ins = ins;
 	p->o = o;
 	p->fill_start = 2;         /* the prologue's two events come first */
-	p->write_seq = UINT64_MAX;
+	p->log_limit = log_limit();
 	p->lf = ins->v[0].lf;
 	p->keep_cuts = o->output && etl_outfile_codec_suffix(o->output) != 0;
 	p->nw = o->jobs;
@@ -754,8 +854,8 @@ static void prologue_seen(void *ctx, const struct etl_event *ev)
 	p->next_event++;
 }
 
-/* Worker 0's decoder learns a record the filters leave out (the
- * prologue, and a run on without threads). */
+/* Worker 0's decoder learns a record the filters leave out (in the
+ * prologue). */
 static void learn_now(void *ctx, const struct etl_event *ev)
 {
 	struct par *p = ctx;
@@ -792,26 +892,28 @@ int convert_parallel_run(struct par *p, etl_decoder *dec, etl_output *out, etl_o
 		ins->say = &par_say;
 		ins->say_ctx = p;
 		ins->learn = learn_later;
+		/* The caller's thread is worker 0 (its decoder has learnt
+		 * everything so far, out is where the prologue left it); a
+		 * worker thread that could not be started is done without. */
 		pthread_mutex_lock(&p->mu);
 		p->w[0].next_log = p->log_base + p->log_n;
+		p->w[0].active = 1;
 		p->fill_start = p->next_event;
+		p->f = f;
+		p->why = why;
+		p->why_len = why_len;
+		p->go = 1;
+		pthread_cond_broadcast(&p->cv_work);
 		pthread_mutex_unlock(&p->mu);
-		p->reader_started = start_worker(&p->w[0]) &&
-		                    pthread_create(&p->reader, NULL, reader_main, p) == 0;
-		if (!p->reader_started) {
-			/* No threads to be had: on here, as -j 1 (dec has learnt
-			 * everything so far, out is where the prologue left it). */
-			stop_all(p);
-			ins->say = &convert_say_now;
-			ins->say_ctx = ins;
-			ins->learn = learn_now;
-			st = convert_render_some(ins, dec, out, UINT64_MAX, NULL, NULL);
-		} else {
-			st = write_all(p, f, why, why_len);
-			if (st == 0)
-				cli_progress_clear(&ins->pg);
-			stop_all(p);
-		}
+		work(&p->w[0]);
+		pthread_mutex_lock(&p->mu);
+		while (!p->stop && !(p->eof && p->write_seq == p->sent))
+			pthread_cond_wait(&p->cv_end, &p->mu);
+		st = p->failed || !p->eof ? -1 : 0;
+		pthread_mutex_unlock(&p->mu);
+		if (st == 0)
+			cli_progress_clear(&ins->pg);
+		stop_all(p);
 		if (st < 0)
 			return -1;
 	}

@@ -4,14 +4,14 @@
  * them, what a worker rendered, and the log of the records that carry
  * schemas (convert_batch.c).
  *
- * A batch goes from the reader thread, which copies the merge's events
- * into it (an event is borrowed from its reader only until the next one:
- * the record bytes are copied into the batch's arena and the event's
- * pointers into them moved along), to one worker, which decodes and
- * renders its events into the batch's output (each call of the output
- * handle's sink kept apart, so that the writer can make the same calls
- * where the cuts matter), to the writer, which writes the output and says
- * the notes in order.
+ * A batch is filled by the worker whose reading turn it is, which copies
+ * the merge's events into it (an event is borrowed from its reader only
+ * until the next one: the record bytes are copied into the batch's arena
+ * and the event's pointers into them moved along); then one worker (most
+ * often the same) decodes and renders its events into the batch's output
+ * (each call of the output handle's sink kept apart, so that the writing
+ * can make the same calls where the cuts matter); then the worker that
+ * writes in order writes the output and says the notes.
  */
 #ifndef CONVERT_PARALLEL_H
 #define CONVERT_PARALLEL_H
@@ -26,15 +26,17 @@ struct convert_input;
  * variable ETLCONVERT_BATCH_EVENTS, for tests), or record bytes, or notes
  * and their text, whichever comes first (one event larger than the bytes
  * has a batch of its own). Memory is this times the batches in flight.
- * Why this large: each batch costs three hand-offs between threads (reader
- * to worker, worker to writer, writer back to the reader), each a wake-up
- * and a sleep. With 512 events a batch, -j 2 on the three largest corpus
- * traces made 64-128 MiB long switched threads about 15,700 times a run
- * and took 1.73 x the CPU time of -j 1; with 4096 events (1 MiB), 1,700
- * times and 1.2 x. Larger batches (16384, 4 MiB) fall out of the
- * processors' 2 MiB caches and cost more again. */
-#define PAR_BATCH_EVENTS 4096u
-#define PAR_BATCH_BYTES (1024u * 1024u)
+ * Why this size: a batch is read, rendered and mostly written by one
+ * thread (convert_parallel.c), so its size costs no thread switches; what
+ * counts is that its records and its output (about 0.7 KiB of JSON per
+ * event) stay in the processor's cache between being made and used.
+ * Measured with -j 2 on the three largest corpus traces made 64, 32 and
+ * 16 MiB long, to /dev/null, 2 processors: 1024 events 0.69 s and 1.30 s
+ * of CPU time; 256 events 0.74-0.75 s (more turns), 4096 events 0.73-0.75
+ * s and 1.40-1.48 s of CPU (the output of each batch, 3 MiB, falls out of
+ * the 1 MiB cache of a processor). */
+#define PAR_BATCH_EVENTS 1024u
+#define PAR_BATCH_BYTES (256u * 1024u)
 #define PAR_BATCH_NOTES 256u
 
 /* What the writer says before an event of a batch, in order. */

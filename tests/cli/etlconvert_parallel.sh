@@ -83,6 +83,16 @@ every_n 0 -f jsonl --explain --provider 1c95126e-7eea-49a9-a3fe-a378b03ddb4d \
 	--provider edd08927-9cc4-4e65-b970-c2560fb5c289 "$C/perfview-kernel-clr-x64-compressed.etl"
 grep -c '"DecodingSource":"EventMetadata"' "$d/want" | grep -q '^566$' ||
 	fail "filtered PerfView trace: $(grep -c EventMetadata "$d/want") events decoded from EventMetadata"
+# The same with the log of those records bounded to nothing: the reading
+# worker waits at every one until every worker has learnt it, rendering
+# and learning itself meanwhile.
+ETLCONVERT_LOG_BYTES=1
+export ETLCONVERT_LOG_BYTES
+every_n 0 -f jsonl --explain --provider 1c95126e-7eea-49a9-a3fe-a378b03ddb4d \
+	--provider edd08927-9cc4-4e65-b970-c2560fb5c289 "$C/perfview-kernel-clr-x64-compressed.etl"
+grep -c '"DecodingSource":"EventMetadata"' "$d/got" | grep -q '^566$' ||
+	fail "filtered PerfView trace, log bounded: $(grep -c EventMetadata "$d/got") events decoded from EventMetadata"
+unset ETLCONVERT_LOG_BYTES
 every_n 0 -f text --provider EventTrace --provider 22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716 \
 	--manifest "$M" "$C/win7-kernel-process-manifest.etl"
 every_n 0 -f csv --pid 4 --level 4 "$W" "$A"
