@@ -129,7 +129,8 @@ struct par {
 	uint64_t fill_start;       /* first event number of the batch filling */
 	int eof;                   /* the reader sent its last batch          */
 	int stop;                  /* the run stops: everyone ends            */
-	int failed;                /* ... because it failed where it wrote    */
+	int failed;                /* ... because it failed                   */
+	int learn_oom;             /* ... because a worker could not learn    */
 	/* the log of records that carry schemas */
 	struct par_schema **log;
 	size_t log_n, log_cap;
@@ -243,6 +244,16 @@ static void learn_upto(struct par_worker *w, size_t *q, uint64_t pos)
 		else
 			break;
 	}
+}
+
+/* The run fails where it is: every thread stops. Under the lock. */
+static void fail_run(struct par *p)
+{
+	p->failed = 1;
+	p->stop = 1;
+	pthread_cond_broadcast(&p->cv_turn);
+	pthread_cond_broadcast(&p->cv_work);
+	pthread_cond_broadcast(&p->cv_end);
 }
 
 /* ---- the reader -------------------------------------------------------- */
@@ -387,6 +398,8 @@ static void log_room(struct par *p)
 static void learn_later(void *ctx, const struct etl_event *ev)
 {
 	struct par *p = ctx;
+	if (p->go && !p->cur)
+		return;              /* the run stopped while the turn was read */
 	int st = p->reader_oom ? 0 : log_add(p, ev, p->next_event, 0);
 	if (st < 0)
 		reader_oom(p);
@@ -483,8 +496,16 @@ static size_t render_batch(struct par_worker *w, struct par_batch *b)
 static int learn_idle(struct par_worker *w)
 {
 	struct par *p = w->p;
-	if (w->load_rc != CLI_EXIT_CLEAN || log_take(w) != 0 || w->n_pend == 0 ||
-	    !par_schema_before(w->pend[0], p->fill_start))
+	if (w->load_rc != CLI_EXIT_CLEAN)
+		return 0;
+	if (log_take(w) != 0) {
+		/* It cannot learn, and nothing waiting for it would ever end:
+		 * the run fails here (said by the caller's thread). */
+		p->learn_oom = 1;
+		fail_run(p);
+		return 0;
+	}
+	if (w->n_pend == 0 || !par_schema_before(w->pend[0], p->fill_start))
 		return 0;
 	uint64_t limit = p->fill_start;
 	pthread_mutex_unlock(&p->mu);
@@ -586,11 +607,7 @@ static void write_ready(struct par *p)
 		p->free_list[p->n_free++] = b;
 		p->write_seq++;
 		if (st != 0) {
-			p->failed = 1;
-			p->stop = 1;
-			pthread_cond_broadcast(&p->cv_turn);
-			pthread_cond_broadcast(&p->cv_work);
-			pthread_cond_broadcast(&p->cv_end);
+			fail_run(p);
 			return;
 		}
 		if (p->reader_waits == WAIT_FREE)
@@ -849,9 +866,12 @@ static void prologue_seen(void *ctx, const struct etl_event *ev)
 {
 	struct par *p = ctx;
 	p->lf_met |= etl_output_is_header_record(p->lf, ev);
-	if (etl_decoder_schema_event(ev) && log_add(p, ev, p->next_event, 1) != 0)
+	int st = etl_decoder_schema_event(ev) ? log_add(p, ev, p->next_event, 1) : 0;
+	if (st < 0)
 		p->reader_oom = 1;
 	p->next_event++;
+	if (st > 0)
+		log_room(p);          /* the idle workers learn it (before event 2) */
 }
 
 /* Worker 0's decoder learns a record the filters leave out (in the
@@ -914,6 +934,10 @@ int convert_parallel_run(struct par *p, etl_decoder *dec, etl_output *out, etl_o
 		if (st == 0)
 			cli_progress_clear(&ins->pg);
 		stop_all(p);
+		if (p->learn_oom) {
+			cli_progress_clear(&ins->pg);
+			cli_message("out of memory");
+		}
 		if (st < 0)
 			return -1;
 	}

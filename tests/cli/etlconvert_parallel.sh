@@ -92,6 +92,13 @@ every_n 0 -f jsonl --explain --provider 1c95126e-7eea-49a9-a3fe-a378b03ddb4d \
 	--provider edd08927-9cc4-4e65-b970-c2560fb5c289 "$C/perfview-kernel-clr-x64-compressed.etl"
 grep -c '"DecodingSource":"EventMetadata"' "$d/got" | grep -q '^566$' ||
 	fail "filtered PerfView trace, log bounded: $(grep -c EventMetadata "$d/got") events decoded from EventMetadata"
+# The EventMetadata records themselves kept (their provider's 85 events,
+# decoded with the kernel's MOF class): the first two events carry
+# schemas too, and the prologue waits at them for the workers.
+every_n 0 -f jsonl --explain --provider bbccf6c1-6cd1-48c4-80ff-839482e37671 \
+	"$C/perfview-kernel-clr-x64-compressed.etl"
+grep -c '"EventName":"EventMetadata"' "$d/got" | grep -q '^85$' ||
+	fail "PerfView's EventMetadata records, log bounded: $(grep -c EventMetadata "$d/got") of 85"
 unset ETLCONVERT_LOG_BYTES
 every_n 0 -f text --provider EventTrace --provider 22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716 \
 	--manifest "$M" "$C/win7-kernel-process-manifest.etl"
