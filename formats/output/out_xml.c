@@ -311,6 +311,39 @@ static inline void index_next(char *d, size_t *n)
 	++*n;
 }
 
+/* The decimal digits of an array index below 10^8, as ASCII bytes packed
+ * into v first digit lowest (n of them), made one more; v then goes out
+ * with one 8-byte store. Why not the digits in a byte array: written byte
+ * by byte and read back whole for each element, they stalled every
+ * element on store forwarding (most of the time of char and stack
+ * arrays). At 99999999 the result is wrong and not used. */
+static inline void index_next_packed(uint64_t *v, size_t *n)
+{
+	for (size_t i = *n; i > 0; i--) {
+		unsigned sh = 8u * (unsigned)(i - 1);
+		if (((*v >> sh) & 0xFF) != '9') {
+			*v += (uint64_t)1 << sh;
+			return;
+		}
+		*v = (*v & ~((uint64_t)0xFF << sh)) | ((uint64_t)'0' << sh);
+	}
+	if (*n < 8) {                   /* 9..9 -> 10..0 */
+		*v = (*v << 8) | '1';
+		++*n;
+	}
+}
+
+/* The 8 bytes of v at o, lowest first: one store. */
+static inline void put_packed(char *o, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(o, &v, 8);
+#else
+	for (unsigned i = 0; i < 8; i++)
+		o[i] = (char)(v >> (8 * i));
+#endif
+}
+
 /* The leaves under props[i]; x->name holds <Data Name=" and the escaped
  * name of props[i]. Elements of an array are written from the name and
  * the index kept in digits (stacks and char arrays have thousands). */
@@ -336,7 +369,10 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 		 * value; ASCII characters of the first element's type (char
 		 * arrays: one per character) at once. */
 		char pre[XML_PREFIX_MAX + 16];
-		memset(pre, 0, sizeof pre);
+		if (base < 48)                  /* constant sizes: no "rep stos" */
+			memset(pre, 0, 64);
+		else
+			memset(pre, 0, sizeof pre);
 		if (base)
 			memcpy(pre, x->name.p, base);
 		pre[base] = '[';
@@ -344,21 +380,28 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 		const uint64_t key = etl__out_type_key(e);
 		const uint64_t mask = etl__out_ascii_char(e) < 0 ? 0 : etl__out_in_type_bytes(e->in_type) == 1 ? 0xFF
 		                                                                                      : 0xFFFF;
-		for (; k < count; k++) {
+		uint64_t digits = '0';
+		for (; k < count && k < 100000000u; k++) {
 			const struct etl_prop *c = &e[k];
 			if (c->kind == ETL_VAL_STRUCT || c->kind == ETL_VAL_ARRAY)
 				break;
 			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2 + 14);
 			if (!o)
 				return;
-			for (size_t at = 0; at <= base; at += 16)
-				memcpy(o + at, pre + at, 16);
-			memcpy(o + base + 1, idx, sizeof idx);
+			/* A fixed 48 bytes for the usual short name: a loop of
+			 * 16-byte copies became a "rep movsq", whose start-up
+			 * cost most of the element's time. */
+			if (base < 48)
+				memcpy(o, pre, 48);
+			else
+				for (size_t at = 0; at <= base; at += 16)
+					memcpy(o + at, pre + at, 16);
+			put_packed(o + base + 1, digits);
 			size_t nl = base + il + 3;      /* <Data Name="name[k]" */
 			o += nl;
 			o[-2] = ']';
 			o[-1] = '"';
-			index_next(idx, &il);
+			index_next_packed(&digits, &il);
 			uint64_t ch = c->v.u & mask;
 			if (mask && etl__out_type_key(c) == key && ch < 0x80) {
 				o[0] = '>';
@@ -374,6 +417,8 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			b->len += nl;
 			data_value(x, b, c);
 		}
+		if (k < count)                  /* the rest by the loop below */
+			il = etl__fmt_u64(idx, k);
 	}
 	for (; k < count; k++) {
 		const struct etl_prop *c = &r->props[first + k];
