@@ -477,8 +477,10 @@ static void event_data(struct xml_priv *x, struct etl_outbuf *b, const struct et
 	const struct etl_prop *props = r->props;
 	const uint32_t n = r->n_props;
 	for (uint32_t i = 0; i < n; i++) {
-		if (props[i].parent != ETL_PROP_NO_PARENT)      /* not top-level */
+		if (props[i].parent != ETL_PROP_NO_PARENT) {    /* not top-level */
+			i = etl__out_skip_children(props, n, i);
 			continue;
+		}
 		const char *name = props[i].name ? props[i].name : "";
 		if (props[i].kind != ETL_VAL_STRUCT && props[i].kind != ETL_VAL_ARRAY) {
 			data_name(x, b, name, r->names_gen);

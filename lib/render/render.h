@@ -488,6 +488,20 @@ static inline int etl__out_is_top(const struct etl_out_rec *r, uint32_t i)
 	return i < r->n_props && r->props[i].parent == ETL_PROP_NO_PARENT;
 }
 
+/* For props[i], not top-level: the last index the scan for top-level
+ * properties may pass over from i. When props[i] is its parent's first
+ * child that is the parent's last child (children are never top-level),
+ * so that a char array's thousands of elements are passed over at once
+ * instead of looked at one by one; else i. Inline: once per property. */
+static inline uint32_t etl__out_skip_children(const struct etl_prop *props, uint32_t n, uint32_t i)
+{
+	uint32_t par = props[i].parent;
+	if (par < n && props[par].first_child == i && props[par].n_children >= 1 &&
+	    props[par].n_children <= n - i)
+		return i + props[par].n_children - 1;
+	return i;
+}
+
 /* Children of props[i] that are safe to visit: *first, *count (0 when the
  * range is invalid or depth is exceeded). */
 static inline void etl__out_children(const struct etl_out_rec *r, uint32_t i, unsigned depth,

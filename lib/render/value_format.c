@@ -345,8 +345,10 @@ int etl__out_leaves(const struct etl_out_rec *r, etl_out_leaf_fn fn, void *arg)
 	w.fn = fn;
 	w.arg = arg;
 	for (uint32_t i = 0; i < r->n_props && !rc; i++) {
-		if (!etl__out_is_top(r, i))
+		if (!etl__out_is_top(r, i)) {
+			i = etl__out_skip_children(r->props, r->n_props, i);
 			continue;
+		}
 		w.name.len = 0;
 		etl__ob_puts(&w.name, r->props[i].name ? r->props[i].name : "");
 		rc = leaf_visit(&w, i, 0);
