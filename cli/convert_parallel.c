@@ -159,7 +159,6 @@ struct par {
 
 /* ---- the log ----------------------------------------------------------- */
 
-
 /* Frees the entries every worker learnt (all of them when no worker
  * runs). Under the lock. */
 static void log_trim(struct par *p)

@@ -403,11 +403,7 @@ static void record(struct json_priv *j, struct etl_outbuf *b, const struct etl_o
 		const struct etl_prop *props = r->props;
 		const uint32_t n = r->n_props;
 		ETL_OB_LIT(b, ",\"EventData\":{");
-		for (uint32_t i = 0; i < n; i++) {
-			if (props[i].parent != ETL_PROP_NO_PARENT) {    /* not top-level */
-				i = etl__out_skip_children(props, n, i);
-				continue;
-			}
+		for (uint32_t i = etl__out_next_top(props, n, 0); i < n; i = etl__out_next_top(props, n, i + 1)) {
 			prop_key(j, b, props[i].name, !f, r->names_gen);
 			f = 0;
 			if (props[i].kind != ETL_VAL_STRUCT && props[i].kind != ETL_VAL_ARRAY)

@@ -296,21 +296,6 @@ static const uint8_t xml_plain_char[128] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* The decimal digits of an array index at d (n of them) made one more. */
-static inline void index_next(char *d, size_t *n)
-{
-	size_t i = *n;
-	while (i > 0 && d[i - 1] == '9')
-		d[--i] = '0';
-	if (i > 0) {
-		d[i - 1]++;
-		return;
-	}
-	memmove(d + 1, d, *n);          /* 9..9 -> 10..0 */
-	d[0] = '1';
-	++*n;
-}
-
 /* The decimal digits of an array index below 10^8, as ASCII bytes packed
  * into v first digit lowest (n of them), made one more; v then goes out
  * with one 8-byte store. Why not the digits in a byte array: written byte
@@ -345,8 +330,9 @@ static inline void put_packed(char *o, uint64_t v)
 }
 
 /* The leaves under props[i]; x->name holds <Data Name=" and the escaped
- * name of props[i]. Elements of an array are written from the name and
- * the index kept in digits (stacks and char arrays have thousands). */
+ * name of props[i]. A run of scalar elements of an array is written from
+ * the name and the index kept in digits (stacks and char arrays have
+ * thousands); other elements' indexes are formatted each time. */
 static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r, uint32_t i,
                       unsigned depth)
 {
@@ -360,8 +346,6 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 	uint32_t first, count;
 	etl__out_children(r, i, depth, &first, &count);
 	size_t base = x->name.len;
-	char idx[ETL_FMT_U64_MAX + 4] = "0";
-	size_t il = 1;
 	uint32_t k = 0;
 	if (p->kind == ETL_VAL_ARRAY && count && base <= XML_PREFIX_MAX) {
 		/* Scalar elements: the name, then the index and its bracket
@@ -380,12 +364,13 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 		const uint64_t key = etl__out_type_key(e);
 		const uint64_t mask = etl__out_ascii_char(e) < 0 ? 0 : etl__out_in_type_bytes(e->in_type) == 1 ? 0xFF
 		                                                                                      : 0xFFFF;
-		uint64_t digits = '0';
+		uint64_t digits = '0';         /* k's, il of them */
+		size_t il = 1;
 		for (; k < count && k < 100000000u; k++) {
 			const struct etl_prop *c = &e[k];
 			if (c->kind == ETL_VAL_STRUCT || c->kind == ETL_VAL_ARRAY)
 				break;
-			char *o = etl__ob_room(b, sizeof pre + sizeof idx + 2 + 14);
+			char *o = etl__ob_room(b, sizeof pre + 8 + 2 + 14);
 			if (!o)
 				return;
 			/* A fixed 48 bytes for the usual short name: a loop of
@@ -417,8 +402,6 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			b->len += nl;
 			data_value(x, b, c);
 		}
-		if (k < count)                  /* the rest by the loop below */
-			il = etl__fmt_u64(idx, k);
 	}
 	for (; k < count; k++) {
 		const struct etl_prop *c = &r->props[first + k];
@@ -429,10 +412,9 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			if (!o)
 				break;
 			o[0] = '[';
-			memcpy(o + 1, idx, il);
+			size_t il = etl__fmt_u64(o + 1, k);
 			o[il + 1] = ']';
 			x->name.len += il + 2;
-			index_next(idx, &il);
 			if (c->kind != ETL_VAL_STRUCT && c->kind != ETL_VAL_ARRAY) {
 				etl__ob_put(b, x->name.p, x->name.len);
 				etl__ob_putc(b, '"');
@@ -476,11 +458,7 @@ static void event_data(struct xml_priv *x, struct etl_outbuf *b, const struct et
 	size_t empty = b->len;
 	const struct etl_prop *props = r->props;
 	const uint32_t n = r->n_props;
-	for (uint32_t i = 0; i < n; i++) {
-		if (props[i].parent != ETL_PROP_NO_PARENT) {    /* not top-level */
-			i = etl__out_skip_children(props, n, i);
-			continue;
-		}
+	for (uint32_t i = etl__out_next_top(props, n, 0); i < n; i = etl__out_next_top(props, n, i + 1)) {
 		const char *name = props[i].name ? props[i].name : "";
 		if (props[i].kind != ETL_VAL_STRUCT && props[i].kind != ETL_VAL_ARRAY) {
 			data_name(x, b, name, r->names_gen);

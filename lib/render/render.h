@@ -480,25 +480,22 @@ typedef int (*etl_out_leaf_fn)(void *arg, const char *name, size_t name_len,
                                const struct etl_prop *p);
 int etl__out_leaves(const struct etl_out_rec *r, etl_out_leaf_fn fn, void *arg);
 
-/* Index range of the top-level properties is not contiguous in general:
- * etl__out_is_top() tells whether props[i] is one. Inline (as the next
- * one): the writers call it for every property. */
-static inline int etl__out_is_top(const struct etl_out_rec *r, uint32_t i)
+/* The top-level properties are not contiguous in general (a parent's
+ * children may come before later top-level ones): the first at index i or
+ * after it, or n. A parent's
+ * children are passed over at once from the first of them (children are
+ * never top-level), so that a char array's thousands of elements are not
+ * looked at one by one. Inline: the writers' loop over the top level. */
+static inline uint32_t etl__out_next_top(const struct etl_prop *props, uint32_t n, uint32_t i)
 {
-	return i < r->n_props && r->props[i].parent == ETL_PROP_NO_PARENT;
-}
-
-/* For props[i], not top-level: the last index the scan for top-level
- * properties may pass over from i. When props[i] is its parent's first
- * child that is the parent's last child (children are never top-level),
- * so that a char array's thousands of elements are passed over at once
- * instead of looked at one by one; else i. Inline: once per property. */
-static inline uint32_t etl__out_skip_children(const struct etl_prop *props, uint32_t n, uint32_t i)
-{
-	uint32_t par = props[i].parent;
-	if (par < n && props[par].first_child == i && props[par].n_children >= 1 &&
-	    props[par].n_children <= n - i)
-		return i + props[par].n_children - 1;
+	while (i < n && props[i].parent != ETL_PROP_NO_PARENT) {
+		uint32_t par = props[i].parent;
+		if (par < n && props[par].first_child == i && props[par].n_children >= 1 &&
+		    props[par].n_children <= n - i)
+			i += props[par].n_children;
+		else
+			i++;
+	}
 	return i;
 }
 

@@ -344,11 +344,8 @@ int etl__out_leaves(const struct etl_out_rec *r, etl_out_leaf_fn fn, void *arg)
 	w.r = r;
 	w.fn = fn;
 	w.arg = arg;
-	for (uint32_t i = 0; i < r->n_props && !rc; i++) {
-		if (!etl__out_is_top(r, i)) {
-			i = etl__out_skip_children(r->props, r->n_props, i);
-			continue;
-		}
+	const uint32_t n = r->n_props;
+	for (uint32_t i = etl__out_next_top(r->props, n, 0); i < n && !rc; i = etl__out_next_top(r->props, n, i + 1)) {
 		w.name.len = 0;
 		etl__ob_puts(&w.name, r->props[i].name ? r->props[i].name : "");
 		rc = leaf_visit(&w, i, 0);
