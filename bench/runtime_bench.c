@@ -540,6 +540,27 @@ static void print_waits(const char *name, const struct best_run *b, int nthr)
 	       name[0] == 'm' ? " (the ring written by stop: not timed)" : "");
 }
 
+/* Round i of a 2-writer file run (disk: with its fsync()) and the raw
+ * write() loop of as many bytes as the last such run (*bytes), next to it
+ * and before it in every other round: a write gets the page-cache pages
+ * the other just freed, which a VM may have to fault in again when they
+ * sat free for a while. Keeps the best of each; counts lost events. */
+static void file_and_raw(const char *dir, int i, int disk, struct best_run *best, double *best_raw,
+                         uint64_t *bytes, uint64_t *lost)
+{
+	double w = 0;
+	if (i & 1)
+		w = raw_write(dir, *bytes, 256 * 1024, disk);
+	struct run r = bench_enabled(dir, 2, disk ? SINK_DISK : SINK_FILE);
+	*lost += r.lost;
+	keep_best(best, &r);
+	*bytes = r.file_bytes;
+	if (!(i & 1))
+		w = raw_write(dir, *bytes, 256 * 1024, disk);
+	if (w > *best_raw)
+		*best_raw = w;
+}
+
 /* -l: the 2-writer file with its fsync() against the raw loop with its
  * fsync(), as many bytes, interleaved as in main(), on a disk the caller
  * throttled to mbps MB/s. @return : the exit status. */
@@ -548,19 +569,8 @@ static int disk_limited(const char *dir, int reps, double mbps)
 	struct best_run disk2 = { .have = 0 };
 	double raw_disk = 0;
 	uint64_t lost = 0, bytes = 0;
-	for (int i = 0; i < reps; i++) {
-		double w = 0;
-		if (i & 1)
-			w = raw_write(dir, bytes, 256 * 1024, 1);
-		struct run r = bench_enabled(dir, 2, SINK_DISK);
-		lost += r.lost;
-		keep_best(&disk2, &r);
-		bytes = r.file_bytes;
-		if (!(i & 1))
-			w = raw_write(dir, bytes, 256 * 1024, 1);
-		if (w > raw_disk)
-			raw_disk = w;
-	}
+	for (int i = 0; i < reps; i++)
+		file_and_raw(dir, i, 1, &disk2, &raw_disk, &bytes, &lost);
 	double disk_mbs = (double)disk2.r.file_bytes / disk2.r.wall / 1e6;
 	printf("# the disk of %s throttled to %.0f MB/s for this process (writes reach it through fsync); "
 	       "%d runs each\n", dir, mbps, reps);
@@ -648,10 +658,7 @@ int main(int argc, char **argv)
 		unlink(path);
 	}
 	/* The cases interleaved, so that a burst of other jobs hits them all
-	 * alike. Each raw write goes next to the 2-writer file run it is
-	 * compared with, with as many bytes, before it in every other round:
-	 * a write gets the page-cache pages the other just freed, which a VM
-	 * may have to fault in again when they sat free for a while. */
+	 * alike; each raw write next to its file run (file_and_raw()). */
 	struct best_run mem1 = { .have = 0 }, mem2 = { .have = 0 }, file1 = { .have = 0 },
 	                file2 = { .have = 0 }, disk2 = { .have = 0 };
 	double raw = 0, raw_disk = 0, mscale = 0, mscale_mem = 0;
@@ -666,20 +673,8 @@ int main(int argc, char **argv)
 		r = bench_enabled(dir, 1, SINK_FILE);
 		lost += r.lost;
 		keep_best(&file1, &r);
-		for (int disk = 0; disk < 2; disk++) {
-			uint64_t *b = disk ? &bytes_disk : &bytes;
-			double *best_raw = disk ? &raw_disk : &raw, w = 0;
-			if (i & 1)
-				w = raw_write(dir, *b, 256 * 1024, disk);
-			r = bench_enabled(dir, 2, disk ? SINK_DISK : SINK_FILE);
-			lost += r.lost;
-			keep_best(disk ? &disk2 : &file2, &r);
-			*b = r.file_bytes;
-			if (!(i & 1))
-				w = raw_write(dir, *b, 256 * 1024, disk);
-			if (w > *best_raw)
-				*best_raw = w;
-		}
+		file_and_raw(dir, i, 0, &file2, &raw, &bytes, &lost);
+		file_and_raw(dir, i, 1, &disk2, &raw_disk, &bytes_disk, &lost);
 		double m = machine_scaling(call_thread);
 		if (m > mscale)
 			mscale = m;
