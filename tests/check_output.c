@@ -536,6 +536,46 @@ START_TEST(test_output_xml_replacements)
 }
 END_TEST
 
+/* How often needle occurs in the NUL-terminated s. */
+static int count_of(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *q = s; (q = strstr(q, needle)) != NULL; q += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Top-level names in XML, the same in an event's first rendering and in
+ * later ones (which take the name's text from the writer's memo): one to
+ * escape, one too long to keep, and plain ones, each with its closing
+ * quote. */
+START_TEST(test_output_xml_top_names_repeat)
+{
+	static const char long_name[] = "a_name_much_longer_than_the_forty_bytes_a_memo_keeps_0123456789";
+	struct built b;
+	build_event(&b);
+	b.props[1].name = "x&y\"z<";
+	b.props[2].name = long_name;
+	struct mem m;
+	memset(&m, 0, sizeof m);
+	etl_output *o = etl_output_new("xml", mem_write, &m);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(etl_output_begin(o, NULL), ETL_OK);
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(etl_output_event(o, &b.ev, &b.dec), ETL_OK);
+	ck_assert_int_eq(etl_output_end(o), ETL_OK);
+	etl_output_free(o);
+	tu_putbytes(&m.b, "", 1);
+	const char *s = (const char *)m.b.p;
+	ck_assert_int_eq(count_of(s, "<Data Name=\"x&amp;y&quot;z&lt;\">18446744073709551615</Data>"), 3);
+	ck_assert_int_eq(count_of(s, "<Data Name=\"a_name_much_longer_than_the_forty_bytes_a_memo_keeps_0123456789\">"
+	                             "-42</Data>"), 3);
+	ck_assert_int_eq(count_of(s, "<Data Name=\"hex\">0x80004005</Data><Data Name=\"flag\">true</Data>"), 3);
+	ck_assert_int_eq(count_of(s, "<Data Name=\"g\">{"), 3);
+	tu_bytes_free(&m.b);
+}
+END_TEST
+
 /* Value formatting (doc/decoding.md §6.2) and the JSON shape. */
 START_TEST(test_output_json_values)
 {
@@ -917,6 +957,7 @@ static Suite *output_suite(void)
 	TCase *tb = tcase_create("built");
 	tcase_add_test(tb, test_output_nasty_strings_wellformed);
 	tcase_add_test(tb, test_output_xml_replacements);
+	tcase_add_test(tb, test_output_xml_top_names_repeat);
 	tcase_add_test(tb, test_output_json_values);
 	tcase_add_test(tb, test_output_undecodable_kept);
 	tcase_add_test(tb, test_output_text_and_csv_lists);

@@ -432,24 +432,27 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 }
 
 /* <Data Name=" and a top-level property's escaped name, from the memo when
- * this name was seen. */
+ * this name was seen, and its closing quote. */
 static void data_name(struct xml_priv *x, struct etl_outbuf *b, const char *name, uint64_t gen)
 {
 	const struct etl_name_entry *m = etl__memo_name_find(x->names, name, gen);
-	char *o = etl__ob_room(b, 12 + ETL_NAME_TEXT_MAX);
+	char *o = etl__ob_room(b, 12 + ETL_NAME_TEXT_MAX + 1);
 	if (!o)
 		return;
 	memcpy(o, "<Data Name=\"", 12);
-	b->len += 12;
 	if (m) {
+		/* the text's room holds the quote after the longest text */
 		memcpy(o + 12, m->text, ETL_NAME_TEXT_MAX);
-		b->len += m->text_len;
+		o[12 + m->text_len] = '"';
+		b->len += 12 + m->text_len + 1;
 		return;
 	}
+	b->len += 12;
 	size_t n = strlen(name), start = b->len;
 	etl__out_xml_attr(b, name, n);
 	if (!b->oom)
 		etl__memo_name_keep(&x->names, name, n, gen, b->p + start, b->len - start);
+	etl__ob_putc(b, '"');
 }
 
 static void event_data(struct xml_priv *x, struct etl_outbuf *b, const struct etl_out_rec *r)
@@ -462,7 +465,6 @@ static void event_data(struct xml_priv *x, struct etl_outbuf *b, const struct et
 		const char *name = props[i].name ? props[i].name : "";
 		if (props[i].kind != ETL_VAL_STRUCT && props[i].kind != ETL_VAL_ARRAY) {
 			data_name(x, b, name, r->names_gen);
-			etl__ob_putc(b, '"');
 			data_value(x, b, &props[i]);
 			continue;
 		}
