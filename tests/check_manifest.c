@@ -192,6 +192,10 @@ START_TEST(test_names_messages)
 	ev = mkev(3, 0, pay, sizeof pay);
 	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
 	ck_assert_str_eq(r->message, "X=0000002a Y=FF %!.\t|");
+	/* literals of 16 and 17 bytes, the last one ending the message */
+	ev = mkev(4, 0, pay, sizeof pay);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->message, "sixteen bytes =>42<seventeen bytes>255<= sixteen bytes");
 	ev = mkev(3, 0, pay, 6);
 	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_FAILED);
 	ck_assert_int_eq(r->errcode, ETL_E_TRUNCATED);

@@ -23,6 +23,7 @@
 
 #define MF_MAX_DEPTH        8u      /* struct nesting                     */
 #define MF_MAX_MESSAGE      65536u  /* rendered message bytes             */
+#define MF_LIT_SLACK        16u     /* readable bytes after a literal      */
 
 /* ---- schema model ---------------------------------------------------- */
 

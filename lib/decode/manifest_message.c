@@ -30,9 +30,12 @@ const struct mf_msg *etl__mf_msg_compile(struct mf_set *s, const char *msg, uint
 			max_seg++;
 	struct mf_msg *m = etl__mf_pool_alloc(s, sizeof *m);
 	struct mf_seg *seg = m ? etl__mf_pool_alloc(s, max_seg * sizeof *seg) : NULL;
-	char *text = seg ? etl__mf_pool_alloc(s, ml + 1) : NULL;    /* never longer */
+	/* never longer; and MF_LIT_SLACK bytes more, all zeroed, so that a
+	 * literal (which starts at most at the end) can be read in blocks */
+	char *text = seg ? etl__mf_pool_alloc(s, ml + 1 + MF_LIT_SLACK) : NULL;
 	if (!text)
 		return NULL;
+	memset(text, 0, ml + 1 + MF_LIT_SLACK);
 	size_t ns = 0, tl = 0, lit = 0;
 	for (const char *p = msg; *p;) {
 		if (*p != '%') {
@@ -109,6 +112,21 @@ static inline void mb_add(struct etl_msgbuf *b, const char *s, size_t n)
 		return;
 	}
 	etl__msg_add(b, s, n);
+}
+
+/* mb_add() of a message literal, which is followed by MF_LIT_SLACK
+ * readable bytes: up to that many copied as one fixed-size block when the
+ * buffer has room for the block (messages are mostly short literals
+ * between inserts, each a call to memcpy otherwise). */
+static inline void mb_add_lit(struct etl_msgbuf *b, const char *s, size_t n)
+{
+	if (n <= MF_LIT_SLACK && !b->oom && n <= b->max - b->n && b->n + MF_LIT_SLACK + 1 <= b->cap) {
+		memcpy(b->p + b->n, s, MF_LIT_SLACK);
+		b->n += n;
+		b->p[b->n] = 0;
+		return;
+	}
+	mb_add(b, s, n);
 }
 
 /* The default text of an insert, exactly as etl__msg_prop_text() writes
@@ -209,7 +227,7 @@ int etl__mf_msg_render(etl_decoder *d, struct mf_set *set, const struct mf_event
 	for (size_t i = 0; i < m->n_seg && !b.oom; i++) {
 		const struct mf_seg *g = &m->seg[i];
 		if (g->lit_len)
-			mb_add(&b, g->lit, g->lit_len);
+			mb_add_lit(&b, g->lit, g->lit_len);
 		if (g->insert) {
 			const struct etl_prop *p = etl__dec_prop(d, g->insert - 1);
 			if (g->fmt)
