@@ -482,10 +482,10 @@ int etl__out_leaves(const struct etl_out_rec *r, etl_out_leaf_fn fn, void *arg);
 
 /* The top-level properties are not contiguous in general (a parent's
  * children may come before later top-level ones): the first at index i or
- * after it, or n. A parent's
- * children are passed over at once from the first of them (children are
- * never top-level), so that a char array's thousands of elements are not
- * looked at one by one. Inline: the writers' loop over the top level. */
+ * after it, or n. A parent's children are passed over at once from the
+ * first of them (children are never top-level), so that a char array's
+ * thousands of elements are not looked at one by one. Inline: the
+ * writers' loop over the top level. */
 static inline uint32_t etl__out_next_top(const struct etl_prop *props, uint32_t n, uint32_t i)
 {
 	while (i < n && props[i].parent != ETL_PROP_NO_PARENT) {
