@@ -1,7 +1,8 @@
 /*
  * convert_decode.c - what the one-thread and the -j conversions of
  * etlconvert -f xml|json|jsonl|csv|text share below them: loading the
- * --manifest, --tmf and --mof files into a decoder, and reading, decoding
+ * --manifest, --tmf and --mof files into a decoder (set to keep arrays of
+ * integers packed), and reading, decoding
  * and rendering a run of merged events. convert_render.c (one thread) and
  * convert_parallel.c (workers) both call down into it, so neither calls
  * the other back.
@@ -20,6 +21,12 @@ int convert_load_decoding(etl_decoder *dec, const struct convert_options *o, con
 		{ "--tmf", o->tmfs, o->n_tmfs, etl_decoder_add_tmf },
 		{ "--mof", o->mofs, o->n_mofs, etl_decoder_add_mof },
 	};
+	/* The results go to etl_output_event() only, which writes a packed
+	 * array as the same bytes as its elements one by one: the decoder then
+	 * keeps a character array as its bytes instead of a property per
+	 * character. */
+	if (etl_decoder_set_flags(dec, ETL_DECODE_PACKED_ARRAYS) != ETL_OK)
+		return CLI_EXIT_IO;             /* not expected: a known flag */
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		for (int i = 0; i < kinds[k].n; i++) {
 			int rc = kinds[k].add(dec, kinds[k].paths[i]);

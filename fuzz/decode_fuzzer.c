@@ -6,8 +6,8 @@
  * (testdata/manifests/test.man, testdata/tmf/test.tmf, read once; set
  * ETL_FUZZ_TESTDATA to run from elsewhere than the repository root), so
  * the TraceLogging, MOF, manifest, in-band and WPP decoders are all
- * reachable; then every output format renders the event into a counting
- * sink.
+ * reachable; then every output format renders the event into a sink
+ * that keeps its length and a hash.
  *
  * Input: byte 0 selects the module (low 3 bits over the 8 header families)
  * and, with bit 3, stamps the test manifest's provider GUID (EVENT_HEADER)
@@ -17,7 +17,9 @@
  * Invariants (FUZZ_ASSERT): the decoder returns ETL_OK or ETL_FAILED;
  * ETL_FAILED carries an error and no properties; the property tree is
  * consistent (children contiguous, parents before children, payload
- * offsets inside the payload); every output format accepts the event.
+ * offsets inside the payload); every output format accepts the event;
+ * decoded again with ETL_DECODE_PACKED_ARRAYS, the event gets the same
+ * status and every format writes the same bytes.
  */
 #define ETL_BUILDING_LIB 1
 #include <stdint.h>
@@ -56,13 +58,37 @@ static const char *man_xml, *tmf_text;
 static size_t man_len, tmf_len;
 static int loaded;
 
-static uint64_t out_bytes;
-static int count_sink(void *ctx, const void *data, size_t n)
+/* What a format wrote: its length and an FNV-1a hash of its bytes. */
+struct digest {
+	uint64_t len, hash;
+};
+
+static int digest_sink(void *ctx, const void *data, size_t n)
 {
-	(void)ctx;
-	(void)data;
-	out_bytes += n;
+	struct digest *g = ctx;
+	const uint8_t *b = data;
+	for (size_t i = 0; i < n; i++)
+		g->hash = (g->hash ^ b[i]) * 0x100000001b3ull;
+	g->len += n;
 	return 0;
+}
+
+static const char *const formats[] = { "xml", "json", "jsonl", "csv", "text" };
+#define N_FORMATS (sizeof formats / sizeof formats[0])
+
+/* Every output format renders the event; out[] gets what each wrote. */
+static void render_all(const struct etl_event *ev, const struct etl_decoded *r, struct digest *out)
+{
+	for (size_t i = 0; i < N_FORMATS; i++) {
+		out[i].len = 0;
+		out[i].hash = 0xcbf29ce484222325ull;
+		etl_output *o = etl_output_new(formats[i], digest_sink, &out[i]);
+		FUZZ_ASSERT(o != NULL);
+		FUZZ_ASSERT(etl_output_begin(o, NULL) == ETL_OK);
+		FUZZ_ASSERT(etl_output_event(o, ev, r) == ETL_OK);
+		FUZZ_ASSERT(etl_output_end(o) == ETL_OK);
+		etl_output_free(o);
+	}
 }
 
 static void check_tree(const struct etl_decoded *r, const struct etl_event *ev)
@@ -146,15 +172,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		check_tree(r, &ev);
 
-	static const char *const formats[] = { "xml", "json", "jsonl", "csv", "text" };
-	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-		etl_output *o = etl_output_new(formats[i], count_sink, NULL);
-		FUZZ_ASSERT(o != NULL);
-		FUZZ_ASSERT(etl_output_begin(o, NULL) == ETL_OK);
-		FUZZ_ASSERT(etl_output_event(o, &ev, r) == ETL_OK);
-		FUZZ_ASSERT(etl_output_end(o) == ETL_OK);
-		etl_output_free(o);
-	}
+	struct digest plain[N_FORMATS], packed[N_FORMATS];
+	render_all(&ev, r, plain);
+	/* Decoded again with arrays of integers kept packed: the same status
+	 * and, from every format, the same bytes. */
+	FUZZ_ASSERT(etl_decoder_set_flags(d, ETL_DECODE_PACKED_ARRAYS) == ETL_OK);
+	FUZZ_ASSERT(etl_decoder_decode(d, &ev, &r) == ds);
+	render_all(&ev, r, packed);
+	for (size_t i = 0; i < N_FORMATS; i++)
+		FUZZ_ASSERT(packed[i].len == plain[i].len && packed[i].hash == plain[i].hash);
 	etl_decoder_free(d);
 	free(rec);
 	return 0;

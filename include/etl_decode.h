@@ -77,6 +77,8 @@
  *     as children; an array of structs has ETL_VAL_STRUCT elements;
  *   - custom fields (count kind 0x60) are ETL_VAL_BINARY (in_type BINARY,
  *     out_type HEXBINARY) read as a u16 byte count and the bytes;
+ *   - with ETL_DECODE_PACKED_ARRAYS (etl_decoder_set_flags()), an array of
+ *     integers whose bytes are all in the payload is ETL_VAL_ARRAY_PACKED;
  *   - top-level properties are props[0 .. number of top-level fields);
  *   - malformed metadata or a short payload fails the event (ETL_E_BAD_VALUE,
  *     ETL_E_BAD_SIZE, ETL_E_TRUNCATED; ETL_E_UNSUPPORTED for structs nested
@@ -125,7 +127,10 @@ enum etl_val_kind {
 	ETL_VAL_FILETIME,           /* v.i: FILETIME (SYSTEMTIME is converted)  */
 	ETL_VAL_SID,                /* v.bin: the SID bytes                     */
 	ETL_VAL_STRUCT,             /* children are the members                 */
-	ETL_VAL_ARRAY               /* children are the elements                */
+	ETL_VAL_ARRAY,              /* children are the elements                */
+	ETL_VAL_ARRAY_PACKED        /* an array of integers kept as its bytes:
+	                               only with ETL_DECODE_PACKED_ARRAYS (see
+	                               etl_decoder_set_flags())                 */
 };
 
 /* TDH input types (win:* manifest types, TraceLogging in-types 0-25). */
@@ -197,6 +202,41 @@ struct etl_decoded {
 
 /*! etl_decoder_new() : @return : a decoder, or NULL on out-of-memory. */
 ETL_API etl_decoder *etl_decoder_new(void);
+
+/* Flags of etl_decoder_set_flags(). */
+#define ETL_DECODE_PACKED_ARRAYS 0x1u  /* see etl_decoder_set_flags()       */
+
+/*! etl_decoder_set_flags() : sets the decoder's flags (0 by default) for
+ *  the events it decodes from now on.
+ *  ETL_DECODE_PACKED_ARRAYS: a TraceLogging array of integers (INT8 ..
+ *  HEXINT64, BOOL32, with any out_type) whose bytes are all in the payload
+ *  comes as one property of kind ETL_VAL_ARRAY_PACKED instead of an
+ *  ETL_VAL_ARRAY with one child per element (a character array holds one
+ *  element per character, thousands per event, which the decoder would
+ *  otherwise store one struct etl_prop each):
+ *    - name, in_type, out_type, parent and payload_offset as the ARRAY's;
+ *      n_children is the number of elements (at least 1), each of
+ *      v.bin.len / n_children bytes (1, 2, 4 or 8), little-endian, at
+ *      v.bin.p (in ev->payload);
+ *    - exactly one child, props[first_child], is element 0 as the ARRAY
+ *      would hold it; element k is that property with the value read from
+ *      v.bin.p + k * size as element 0's is (INT sign-extended, BOOL 0 or
+ *      1) and payload_offset + k * size;
+ *    - etl_decoded_element() gives element k of either kind of array.
+ *  Whatever etl_output_event() renders from such a result is the same
+ *  bytes as from the unpacked one. A program that walks properties itself
+ *  sets the flag only when it handles the kind.
+ *  @return : ETL_OK; ETL_FAILED (nothing changed) when d is NULL or flags
+ *  holds an unknown bit. */
+ETL_API int etl_decoder_set_flags(etl_decoder *d, unsigned flags);
+
+/*! etl_decoded_element() : element k of the array dec->props[i] (kind
+ *  ETL_VAL_ARRAY or ETL_VAL_ARRAY_PACKED) copied into *out; a struct or
+ *  array element keeps its first_child and n_children into dec->props.
+ *  @return : ETL_OK; ETL_FAILED (*out untouched) when an argument is NULL,
+ *  i is past dec->n_props or no array, k is not below its n_children, or
+ *  its children lie outside dec->props. */
+ETL_API int etl_decoded_element(const struct etl_decoded *dec, uint32_t i, uint32_t k, struct etl_prop *out);
 
 /*! etl_decoder_free() : frees the decoder, its schema cache and every
  *  result it handed out. NULL is allowed. */

@@ -1924,6 +1924,346 @@ START_TEST(test_corpus_other_files)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* packed arrays (ETL_DECODE_PACKED_ARRAYS)                             */
+/* ------------------------------------------------------------------ */
+
+struct sink {
+	struct tu_bytes b;
+};
+
+static int sink_write(void *ctx, const void *p, size_t n)
+{
+	tu_putbytes(&((struct sink *)ctx)->b, p, n);
+	return 0;
+}
+
+static const char *const k_formats[] = { "xml", "json", "jsonl", "csv", "text" };
+#define N_FORMATS (sizeof k_formats / sizeof k_formats[0])
+
+/* One output handle per format writing into its sink. */
+struct outs {
+	etl_output *o[N_FORMATS];
+	struct sink s[N_FORMATS];
+};
+
+static void outs_open(struct outs *x)
+{
+	for (size_t f = 0; f < N_FORMATS; f++) {
+		tu_bytes_init(&x->s[f].b);
+		x->o[f] = etl_output_new(k_formats[f], sink_write, &x->s[f]);
+		ck_assert_ptr_nonnull(x->o[f]);
+		ck_assert_int_eq(etl_output_begin(x->o[f], NULL), ETL_OK);
+	}
+}
+
+static void outs_event(struct outs *x, const struct etl_event *ev, const struct etl_decoded *r)
+{
+	for (size_t f = 0; f < N_FORMATS; f++)
+		ck_assert_int_eq(etl_output_event(x->o[f], ev, r), ETL_OK);
+}
+
+/* Ends both documents and asserts every format wrote the same bytes. */
+static void outs_end_same(struct outs *a, struct outs *b, const char *what)
+{
+	for (size_t f = 0; f < N_FORMATS; f++) {
+		ck_assert_int_eq(etl_output_end(a->o[f]), ETL_OK);
+		ck_assert_int_eq(etl_output_end(b->o[f]), ETL_OK);
+		const struct tu_bytes *x = &a->s[f].b, *y = &b->s[f].b;
+		size_t at = 0;
+		while (at < x->len && at < y->len && x->p[at] == y->p[at])
+			at++;
+		ck_assert_msg(x->len == y->len && at == x->len,
+		              "%s, %s: packed %zu bytes, unpacked %zu, first difference at %zu: \"%.40s\" / \"%.40s\"",
+		              what, k_formats[f], y->len, x->len, at, (const char *)x->p + at,
+		              (const char *)y->p + at);
+		etl_output_free(a->o[f]);
+		etl_output_free(b->o[f]);
+	}
+}
+
+static void outs_free(struct outs *x)
+{
+	for (size_t f = 0; f < N_FORMATS; f++)
+		tu_bytes_free(&x->s[f].b);
+}
+
+/* The unpacked result u and the packed one p of one event: the same top
+ * level; every array of u that p packs holds, through
+ * etl_decoded_element(), u's elements (their parent: the array in each);
+ * everything else the same. Returns the number of packed arrays, their
+ * elements added to *elems. */
+static uint32_t assert_packed_same(const struct etl_decoded *u, const struct etl_decoded *p, uint64_t *elems)
+{
+	uint32_t npacked = 0;
+	ck_assert_int_eq(u->status, p->status);
+	ck_assert_uint_le(p->n_props, u->n_props);
+	/* Walk both trees together from the top level. */
+	uint32_t stack_u[64], stack_p[64], depth = 0;
+	uint32_t ntop = 0;
+	while (ntop < u->n_props && u->props[ntop].parent == ETL_PROP_NO_PARENT)
+		ntop++;
+	for (uint32_t t = 0; t < ntop; t++) {
+		stack_u[0] = t;
+		stack_p[0] = t;
+		depth = 1;
+		while (depth) {
+			depth--;
+			const struct etl_prop *a = &u->props[stack_u[depth]], *b = &p->props[stack_p[depth]];
+			ck_assert_str_eq(a->name, b->name);
+			ck_assert_uint_eq(a->in_type, b->in_type);
+			ck_assert_uint_eq(a->out_type, b->out_type);
+			ck_assert_uint_eq(a->payload_offset, b->payload_offset);
+			ck_assert_uint_eq(a->n_children, b->n_children);
+			if (b->kind == ETL_VAL_ARRAY_PACKED) {
+				ck_assert_int_eq(a->kind, ETL_VAL_ARRAY);
+				ck_assert_uint_ge(b->n_children, 1);
+				ck_assert_uint_eq(b->v.bin.len % b->n_children, 0);
+				npacked++;
+				*elems += b->n_children;
+				for (uint32_t k = 0; k < a->n_children; k++) {
+					const struct etl_prop *ea = &u->props[a->first_child + k];
+					struct etl_prop eb;
+					ck_assert_int_eq(etl_decoded_element(p, stack_p[depth], k, &eb), ETL_OK);
+					ck_assert_str_eq(ea->name, eb.name);
+					ck_assert_int_eq(ea->kind, eb.kind);
+					ck_assert_uint_eq(ea->in_type, eb.in_type);
+					ck_assert_uint_eq(ea->out_type, eb.out_type);
+					ck_assert_uint_eq(ea->v.u, eb.v.u);
+					ck_assert_uint_eq(ea->payload_offset, eb.payload_offset);
+					ck_assert_uint_eq(ea->n_children, eb.n_children);
+					ck_assert_ptr_eq(ea->map_name, eb.map_name);
+					ck_assert_uint_eq(ea->parent, stack_u[depth]);
+					ck_assert_uint_eq(eb.parent, stack_p[depth]);
+					/* and the unpacked array's elements through the same call */
+					struct etl_prop ec;
+					ck_assert_int_eq(etl_decoded_element(u, stack_u[depth], k, &ec), ETL_OK);
+					ck_assert_int_eq(memcmp(&ec, ea, sizeof ec), 0);
+				}
+				struct etl_prop past;
+				ck_assert_int_eq(etl_decoded_element(p, stack_p[depth], b->n_children, &past),
+				                 ETL_FAILED);
+				continue;
+			}
+			ck_assert_int_eq(a->kind, b->kind);
+			if (a->kind != ETL_VAL_STRUCT && a->kind != ETL_VAL_ARRAY) {
+				ck_assert_uint_eq(a->v.bin.len, b->v.bin.len);  /* covers v.u and v.str.len */
+				continue;
+			}
+			for (uint32_t k = a->n_children; k-- > 0;) {
+				ck_assert_uint_lt(depth, 64);
+				stack_u[depth] = a->first_child + k;
+				stack_p[depth] = b->first_child + k;
+				depth++;
+			}
+		}
+	}
+	return npacked;
+}
+
+/* An event with every kind of integer array the decoder packs, and a
+ * struct array that holds one: decoded both ways, the same values, and
+ * the same bytes from every writer. */
+START_TEST(test_tl_packed_arrays)
+{
+	struct tlb b;
+	struct tev t;
+	const struct etl_decoded *u, *p;
+	etl_decoder *du = etl_decoder_new(), *dp = etl_decoder_new();
+	ck_assert_ptr_nonnull(du);
+	ck_assert_ptr_nonnull(dp);
+	ck_assert_int_eq(etl_decoder_set_flags(dp, ETL_DECODE_PACKED_ARRAYS), ETL_OK);
+
+	/* 8-bit characters: quotes, backslash, line breaks, a control, markup,
+	 * a byte from 0x80, runs of 16 and more plain ones, and one character
+	 * to escape amid 16 plain ones before and after (so that whatever 16
+	 * are taken at once, some hold it and only plain ones else). */
+#define AMID(c) "yyyyyyyyyyyyyyyy" c "yyyyyyyyyyyyyyyy"
+	static const char c8[] = "a\"b\\c\r\n\x01<&>'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\xe9yyyyyyyyyyyyyyyyyy\x7f"
+	                         AMID("\r") AMID("\x1f") AMID(" ") AMID("\"") AMID("\\") AMID("\x7f") AMID("!")
+	                         AMID("<") AMID("&");
+#undef AMID
+	const uint16_t n8 = (uint16_t)(sizeof c8 - 1);
+	tlb_init(&b, "Packed");
+	fld_out(&b, "c8", ETL_IN_UINT8 | 0x40, 2);
+	tu_put16(&b.pay, n8);
+	tu_putbytes(&b.pay, c8, n8);
+	/* 16-bit characters: the same, then one from 0x100 and a surrogate */
+	fld_out(&b, "c16", ETL_IN_UINT16 | 0x40, 2);
+	tu_put16(&b.pay, (uint16_t)(n8 + 2));
+	for (uint16_t k = 0; k < n8; k++)
+		tu_put16(&b.pay, (uint8_t)c8[k]);
+	tu_put16(&b.pay, 0x263A);
+	tu_put16(&b.pay, 0xD800);
+	/* a char array that starts with a byte from 0x80 */
+	fld_out(&b, "hi8", ETL_IN_INT8 | 0x40, 2);
+	tu_put16(&b.pay, 3);
+	tu_putbytes(&b.pay, "\xc3\xa9z", 3);
+	fld(&b, "i8", ETL_IN_INT8 | 0x40);
+	tu_put16(&b.pay, 3);
+	tu_putbytes(&b.pay, "\xfb\x7f\x80", 3);
+	fld(&b, "i16", ETL_IN_INT16 | 0x20);
+	tu_put16(&b.meta, 3);
+	tu_put16(&b.pay, 0xFFFF);
+	tu_put16(&b.pay, 0x7FFF);
+	tu_put16(&b.pay, 0x8000);
+	fld(&b, "u32", ETL_IN_UINT32 | 0x40);
+	tu_put16(&b.pay, 2);
+	tu_put32(&b.pay, 0xFFFFFFFFu);
+	tu_put32(&b.pay, 7);
+	fld(&b, "b32", ETL_IN_BOOLEAN | 0x40);
+	tu_put16(&b.pay, 3);
+	tu_put32(&b.pay, 0);
+	tu_put32(&b.pay, 1);
+	tu_put32(&b.pay, 2);
+	fld_out(&b, "ub", ETL_IN_UINT8 | 0x40, 3);       /* out BOOLEAN */
+	tu_put16(&b.pay, 2);
+	tu_putbytes(&b.pay, "\x00\x05", 2);
+	fld(&b, "h64", ETL_IN_HEXINT64 | 0x40);
+	tu_put16(&b.pay, 2);
+	tu_put64(&b.pay, 0xFFFFF80012345678ull);
+	tu_put64(&b.pay, 0);
+	fld_out(&b, "t64", ETL_IN_INT64 | 0x40, 16);     /* out FILETIME: DATETIME */
+	tu_put16(&b.pay, 2);
+	tu_put64(&b.pay, 132434123456789012ull);
+	tu_put64(&b.pay, 0);
+	fld_out(&b, "x32", ETL_IN_UINT32 | 0x40, 4);      /* out HEX */
+	tu_put16(&b.pay, 1);
+	tu_put32(&b.pay, 0xBEEF);
+	fld(&b, "empty", ETL_IN_UINT32 | 0x40);
+	tu_put16(&b.pay, 0);
+	/* an array of 2 structs, each with a number and 2 wide chars */
+	fld(&b, "s", ETL_IN_STRUCT | 0x80 | 0x40);
+	tu_put8(&b.meta, 2);
+	fld(&b, "n", ETL_IN_UINT32);
+	fld_out(&b, "w", ETL_IN_UINT16 | 0x20, 2);
+	tu_put16(&b.meta, 2);
+	tu_put16(&b.pay, 2);
+	tu_put32(&b.pay, 1);
+	tu_putbytes(&b.pay, "o\0k\0", 4);
+	tu_put32(&b.pay, 2);
+	tu_putbytes(&b.pay, "\"\0\\\0", 4);
+
+	tev_make(&t, &b, NULL);
+	ck_assert_int_eq(etl_decoder_decode(du, &t.ev, &u), ETL_OK);
+	ck_assert_int_eq(etl_decoder_decode(dp, &t.ev, &p), ETL_OK);
+	assert_tree(u);
+	uint64_t elems = 0;
+	/* c8 c16 hi8 i8 i16 u32 b32 ub h64 t64 x32, and w in each struct */
+	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 11 + 2);
+	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 + 2 * 2);
+	/* One property per packed array's elements: this many fewer. */
+	ck_assert_uint_eq(u->n_props - p->n_props, elems - 13);
+	/* element values read back through the packed form */
+	uint32_t i16 = top(p, "i16");
+	struct etl_prop e;
+	ck_assert_int_eq(etl_decoded_element(p, i16, 2, &e), ETL_OK);
+	ck_assert_int_eq(e.kind, ETL_VAL_INT);
+	ck_assert_int_eq(e.v.i, -32768);
+	ck_assert_int_eq(etl_decoded_element(p, top(p, "b32"), 2, &e), ETL_OK);
+	ck_assert_int_eq(e.kind, ETL_VAL_BOOL);
+	ck_assert_uint_eq(e.v.u, 1);
+	ck_assert_int_eq(etl_decoded_element(p, top(p, "t64"), 0, &e), ETL_OK);
+	ck_assert_int_eq(e.kind, ETL_VAL_FILETIME);
+	ck_assert_int_eq(topp(p, "empty")->kind, ETL_VAL_ARRAY);   /* nothing to pack */
+	/* misuse */
+	ck_assert_int_eq(etl_decoded_element(NULL, 0, 0, &e), ETL_FAILED);
+	ck_assert_int_eq(etl_decoded_element(p, i16, 0, NULL), ETL_FAILED);
+	ck_assert_int_eq(etl_decoded_element(p, p->n_props, 0, &e), ETL_FAILED);
+	ck_assert_int_eq(etl_decoded_element(p, top(p, "empty"), 0, &e), ETL_FAILED);
+	e.v.u = 12345;
+	ck_assert_int_eq(etl_decoded_element(p, p->props[i16].first_child, 0, &e), ETL_FAILED);
+	ck_assert_uint_eq(e.v.u, 12345);                /* untouched */
+
+	/* Every writer: the same bytes from both results. */
+	struct outs ou, op;
+	outs_open(&ou);
+	outs_open(&op);
+	outs_event(&ou, &t.ev, u);
+	outs_event(&op, &t.ev, p);
+	outs_end_same(&ou, &op, "hand-built event");
+	/* and the characters as they should be, not only alike */
+	const char *j = (const char *)op.s[2].b.p;
+	ck_assert_ptr_nonnull(strstr(j, "\"c8\":[\"a\",\"\\\"\",\"b\",\"\\\\\",\"c\",\"\\r\",\"\\n\",\"\\u0001\",\"<\",\"&\",\">\",\"'\",\"x\","));
+	ck_assert_ptr_nonnull(strstr(j, "\"w\":[\"\\\"\",\"\\\\\"]"));
+	const char *x = (const char *)op.s[0].b.p;
+	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"c8[8]\">&lt;</Data><Data Name=\"c8[9]\">&amp;</Data>"));
+	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"s[1].w[0]\">&quot;</Data>"));
+	outs_free(&ou);
+	outs_free(&op);
+
+	/* flags: unknown bits refused, 0 unpacks again */
+	ck_assert_int_eq(etl_decoder_set_flags(NULL, 0), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_set_flags(dp, 0x2), ETL_FAILED);
+	ck_assert_int_eq(etl_decoder_decode(dp, &t.ev, &p), ETL_OK);
+	ck_assert_int_eq(topp(p, "c8")->kind, ETL_VAL_ARRAY_PACKED);    /* still set */
+	ck_assert_int_eq(etl_decoder_set_flags(dp, 0), ETL_OK);
+	ck_assert_int_eq(etl_decoder_decode(dp, &t.ev, &p), ETL_OK);
+	ck_assert_int_eq(topp(p, "c8")->kind, ETL_VAL_ARRAY);
+	ck_assert_uint_eq(p->n_props, u->n_props);
+
+	tev_free(&t);
+	tlb_free(&b);
+	etl_decoder_free(du);
+	etl_decoder_free(dp);
+}
+END_TEST
+
+/* Packed arrays in each TraceLogging file of the corpus: per file, how
+ * many arrays and elements the decoder packs (amsi: its "Raw Script"
+ * character arrays, 19 of them), the values equal to the unpacked ones,
+ * and every writer's document the same bytes. */
+static const struct { const char *file; uint32_t arrays; uint64_t elems; } packed_files[] = {
+	{ "amsi-tracelogging.etl", 19, 9919 },
+	{ "wsl-lxcore-tracelogging.etl", 0, 0 },
+	{ "windowsupdate-tracelogging.etl", 0, 0 },
+	{ "waasmedic-tracelogging.etl", 0, 0 },
+	{ "hw3d-single-tracelogging.etl", 0, 0 },
+	{ "eventsource-primitive-types.etl", 0, 0 },
+	{ "eventsource-selfdescribing-compressed.etl", 0, 0 },
+};
+
+START_TEST(test_corpus_packed_arrays)
+{
+	TU_NEED_CORPUS();
+	const char *file = packed_files[_i].file;
+	char *path = tu_corpus_path(file);
+	etl_reader *rd = etl_reader_new();
+	etl_decoder *du = etl_decoder_new(), *dp = etl_decoder_new();
+	ck_assert(rd && du && dp);
+	ck_assert_int_eq(etl_decoder_set_flags(dp, ETL_DECODE_PACKED_ARRAYS), ETL_OK);
+	int rc = etl_reader_open_file(rd, path);
+	ck_assert_msg(rc == ETL_OK || rc == ETL_WARN, "%s: %s", file, etl_reader_errmsg(rd));
+	struct outs ou, op;
+	outs_open(&ou);
+	outs_open(&op);
+	const struct etl_event *ev;
+	uint32_t arrays = 0;
+	uint64_t elems = 0;
+	while ((rc = etl_reader_next(rd, &ev)) != ETL_END) {
+		ck_assert_msg(rc != ETL_FATAL, "%s: %s", file, etl_reader_errmsg(rd));
+		if (rc != ETL_OK && rc != ETL_WARN)
+			continue;
+		const struct etl_decoded *u, *p;
+		etl_decoder_decode(du, ev, &u);
+		etl_decoder_decode(dp, ev, &p);
+		arrays += assert_packed_same(u, p, &elems);
+		outs_event(&ou, ev, u);
+		outs_event(&op, ev, p);
+	}
+	outs_end_same(&ou, &op, file);
+	outs_free(&ou);
+	outs_free(&op);
+	printf("%s: %u packed arrays, %" PRIu64 " elements\n", file, arrays, elems);
+	ck_assert_uint_eq(arrays, packed_files[_i].arrays);
+	ck_assert_uint_eq(elems, packed_files[_i].elems);
+	etl_reader_free(rd);
+	etl_decoder_free(du);
+	etl_decoder_free(dp);
+	free(path);
+}
+END_TEST
+
 static Suite *decode_suite(void)
 {
 	Suite *s = suite_create("decode");
@@ -1948,6 +2288,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_unsupported);
 	tcase_add_test(tc, test_cache);
 	tcase_add_test(tc, test_result_reuse);
+	tcase_add_test(tc, test_tl_packed_arrays);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("corpus");
@@ -1960,6 +2301,8 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_corpus_wu_values_and_cache);
 	tcase_add_test(tc, test_corpus_small_files);
 	tcase_add_test(tc, test_corpus_other_files);
+	tcase_add_loop_test(tc, test_corpus_packed_arrays, 0,
+	                    (int)(sizeof packed_files / sizeof packed_files[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -46,6 +46,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "formats/output/json_state.h"
+#if defined(__SSE2__) && !defined(ETL_NO_SSE2)
+#include <emmintrin.h>
+#endif
 
 static int open_common(struct etl_render *o, int lines)
 {
@@ -236,12 +239,14 @@ static inline void scalar(struct json_priv *j, struct etl_outbuf *b, const struc
 
 static void array(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r,
                   uint32_t first, uint32_t count, unsigned depth);
+static void packed_array(struct json_priv *j, struct etl_outbuf *b, const struct etl_prop *a,
+                         const struct etl_prop *e0, uint32_t n);
 
 static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out_rec *r,
                  uint32_t i, unsigned depth)
 {
 	const struct etl_prop *p = &r->props[i];
-	if (p->kind != ETL_VAL_STRUCT && p->kind != ETL_VAL_ARRAY) {
+	if (!etl__out_has_children(p)) {
 		scalar(j, b, p);
 		return;
 	}
@@ -249,6 +254,10 @@ static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out
 	etl__out_children(r, i, depth, &first, &count);
 	if (p->kind == ETL_VAL_ARRAY) {
 		array(j, b, r, first, count, depth);
+		return;
+	}
+	if (p->kind == ETL_VAL_ARRAY_PACKED) {
+		packed_array(j, b, p, count ? &r->props[first] : NULL, count);
 		return;
 	}
 	etl__ob_putc(b, '{');                   /* a struct: its members */
@@ -295,6 +304,90 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 				o += 2 + etl__out_json_escape_ascii(o + 2, (unsigned char)c);
 				*o++ = '"';
 			}
+		}
+		if (at_start && o > start) {    /* no comma before the first element */
+			memmove(start, start + 1, (size_t)(o - start - 1));
+			o--;
+		}
+		at_start = 0;
+		b->len += (size_t)(o - start);
+		if (k < end)
+			break;
+	}
+	return k;
+}
+
+#if defined(__SSE2__) && !defined(ETL_NO_SSE2)
+/* The 16 characters of sz bytes (1 or 2) at raw written as ,"c" each (64
+ * bytes at o, room the caller has); returns how many of them, from the
+ * first, need no escaping (etl__json_plain: 0x20 .. 0x7F but " and \\):
+ * the bytes written for those are right, the rest is written over. */
+static unsigned plain16(char *o, const uint8_t *raw, unsigned sz)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)raw);
+	if (sz == 2)    /* 16-bit characters: 0x100 and up saturate to 0xFF */
+		v = _mm_packus_epi16(v, _mm_loadu_si128((const __m128i *)(const void *)(raw + 16)));
+	const __m128i q = _mm_set1_epi8('"');
+	const __m128i cq = _mm_set1_epi16((short)(',' | '"' << 8));    /* ," */
+	__m128i lo = _mm_unpacklo_epi8(v, q), hi = _mm_unpackhi_epi8(v, q);     /* c" */
+	_mm_storeu_si128((__m128i *)(void *)o, _mm_unpacklo_epi16(cq, lo));
+	_mm_storeu_si128((__m128i *)(void *)(o + 16), _mm_unpackhi_epi16(cq, lo));
+	_mm_storeu_si128((__m128i *)(void *)(o + 32), _mm_unpacklo_epi16(cq, hi));
+	_mm_storeu_si128((__m128i *)(void *)(o + 48), _mm_unpackhi_epi16(cq, hi));
+	/* signed: bytes from 0x80 are below 0x20 */
+	__m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+	                           _mm_cmpgt_epi8(_mm_set1_epi8(0x20), v));
+	unsigned m = (unsigned)_mm_movemask_epi8(bad) | 0x10000u;
+	return (unsigned)__builtin_ctz(m);
+}
+#endif
+
+/* The run of ASCII characters among the n characters of sz bytes (1 or 2)
+ * at raw, a packed char array's (etl_decoder_set_flags()), written as
+ * ascii_chars() writes them unpacked; returns how many. 16 at a time when
+ * none of them needs escaping, else those 16 one by one. (Measured on
+ * script text, full of quotes and line breaks: taking the plain ones
+ * before each escape 16 at a time, or choosing between ,"c" and ,"\e"
+ * without a branch, was slower.) */
+static uint32_t raw_chars(struct etl_outbuf *b, const uint8_t *raw, unsigned sz, uint32_t n, int at_start)
+{
+	uint32_t k = 0;
+	while (k < n) {
+		uint32_t block = n - k < 1024 ? n - k : 1024;
+		char *o = etl__ob_room(b, 9 * (size_t)block);
+		if (!o)
+			return k;
+		char *start = o;
+		uint32_t end = k + block;
+		while (k < end) {
+			uint32_t stop = end;
+#if defined(__SSE2__) && !defined(ETL_NO_SSE2)
+			if (end - k >= 16) {    /* 16 left: room for 64 bytes */
+				if (plain16(o, raw + (size_t)k * sz, sz) == 16) {
+					o += 64;
+					k += 16;
+					continue;
+				}
+				stop = k + 16;  /* these 16 one by one */
+			}
+#endif
+			for (; k < stop; k++) {
+				uint32_t c = sz == 1 ? raw[k] : etl_le16(raw + 2 * (size_t)k);
+				if (c >= 0x80)
+					break;
+				o[0] = ',';
+				o[1] = '"';
+				if (etl__json_plain[c]) {
+					o[2] = (char)c;
+					o[3] = '"';
+					o += 4;
+				} else {
+					o += 2 + etl__out_json_escape_ascii(o + 2, (unsigned char)c);
+					*o++ = '"';
+				}
+			}
+			if (k < stop)
+				break;
 		}
 		if (at_start && o > start) {    /* no comma before the first element */
 			memmove(start, start + 1, (size_t)(o - start - 1));
@@ -381,10 +474,41 @@ static void array(struct json_priv *j, struct etl_outbuf *b, const struct etl_ou
 			etl__ob_putc(b, ',');
 		if (ch >= 0)
 			put_ascii_char(b, ch);
-		else if (e->kind != ETL_VAL_STRUCT && e->kind != ETL_VAL_ARRAY)
+		else if (!etl__out_has_children(e))
 			scalar(j, b, e);
 		else
 			prop(j, b, r, first + k, depth + 1);
+	}
+	etl__ob_putc(b, ']');
+}
+
+/* The n elements of the packed array a (etl_decoder_set_flags()) whose
+ * element 0 is e0, written as array() writes them unpacked: runs of ASCII
+ * characters straight from their bytes, every other element made whole
+ * (etl__packed_elem()) and written as a scalar (no int_run: TraceLogging
+ * has no stacks). n is 0 when a's child is out of range: [] then. */
+static void packed_array(struct json_priv *j, struct etl_outbuf *b, const struct etl_prop *a,
+                         const struct etl_prop *e0, uint32_t n)
+{
+	etl__ob_putc(b, '[');
+	const uint8_t *raw = n ? a->v.bin.p : NULL;
+	const unsigned sz = n ? etl__packed_size(a) : 0;
+	for (uint32_t k = 0; k < n && !b->oom; k++) {
+		struct etl_prop e;
+		etl__packed_elem(a, e0, k, &e);
+		if (ascii_char(&e) >= 0) {
+			k += raw_chars(b, raw + (size_t)k * sz, sz, n - k, k == 0);
+			if (k >= n || b->oom)
+				break;
+			etl__packed_elem(a, e0, k, &e);
+		}
+		if (k)
+			etl__ob_putc(b, ',');
+		int ch = ascii_char(&e);
+		if (ch >= 0)
+			put_ascii_char(b, ch);
+		else
+			scalar(j, b, &e);
 	}
 	etl__ob_putc(b, ']');
 }
@@ -406,7 +530,7 @@ static void record(struct json_priv *j, struct etl_outbuf *b, const struct etl_o
 		for (uint32_t i = etl__out_next_top(props, n, 0); i < n; i = etl__out_next_top(props, n, i + 1)) {
 			prop_key(j, b, props[i].name, !f, r->names_gen);
 			f = 0;
-			if (props[i].kind != ETL_VAL_STRUCT && props[i].kind != ETL_VAL_ARRAY)
+			if (!etl__out_has_children(&props[i]))
 				scalar(j, b, &props[i]);
 			else
 				prop(j, b, r, i, 0);

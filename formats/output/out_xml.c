@@ -337,7 +337,7 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
                       unsigned depth)
 {
 	const struct etl_prop *p = &r->props[i];
-	if (p->kind != ETL_VAL_STRUCT && p->kind != ETL_VAL_ARRAY) {
+	if (!etl__out_has_children(p)) {
 		etl__ob_put(b, x->name.p, x->name.len);
 		etl__ob_putc(b, '"');
 		data_value(x, b, p);
@@ -347,7 +347,14 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 	etl__out_children(r, i, depth, &first, &count);
 	size_t base = x->name.len;
 	uint32_t k = 0;
-	if (p->kind == ETL_VAL_ARRAY && count && base <= XML_PREFIX_MAX) {
+	/* A packed array's elements come from their bytes and element 0 (the
+	 * character from the bytes alone), each into tmp when it is needed
+	 * whole. */
+	const int packed = p->kind == ETL_VAL_ARRAY_PACKED;
+	const uint8_t *raw = packed && count ? p->v.bin.p : NULL;
+	const unsigned sz = packed && count ? etl__packed_size(p) : 0;
+	struct etl_prop tmp;
+	if ((p->kind == ETL_VAL_ARRAY || packed) && count && base <= XML_PREFIX_MAX) {
 		/* Scalar elements: the name, then the index and its bracket
 		 * copied in blocks of 16 bytes (the room is there), the
 		 * value; ASCII characters of the first element's type (char
@@ -367,9 +374,19 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 		uint64_t digits = '0';         /* k's, il of them */
 		size_t il = 1;
 		for (; k < count && k < 100000000u; k++) {
-			const struct etl_prop *c = &e[k];
-			if (c->kind == ETL_VAL_STRUCT || c->kind == ETL_VAL_ARRAY)
-				break;
+			const struct etl_prop *c = NULL;
+			uint64_t ch;
+			int one_char;           /* an ASCII character of e's type */
+			if (packed) {
+				ch = etl_le_uint(raw + (size_t)k * sz, sz) & mask;
+				one_char = mask && ch < 0x80;
+			} else {
+				c = &e[k];
+				if (etl__out_has_children(c))
+					break;
+				ch = c->v.u & mask;
+				one_char = mask && etl__out_type_key(c) == key && ch < 0x80;
+			}
 			char *o = etl__ob_room(b, sizeof pre + 8 + 2 + 14);
 			if (!o)
 				return;
@@ -387,8 +404,7 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			o[-2] = ']';
 			o[-1] = '"';
 			index_next_packed(&digits, &il);
-			uint64_t ch = c->v.u & mask;
-			if (mask && etl__out_type_key(c) == key && ch < 0x80) {
+			if (one_char) {
 				o[0] = '>';
 				size_t n = 1;
 				if (xml_plain_char[ch])
@@ -400,13 +416,21 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 				continue;
 			}
 			b->len += nl;
+			if (packed) {
+				etl__packed_elem(p, e, k, &tmp);
+				c = &tmp;
+			}
 			data_value(x, b, c);
 		}
 	}
 	for (; k < count; k++) {
-		const struct etl_prop *c = &r->props[first + k];
+		const struct etl_prop *c = &r->props[first + (packed ? 0 : k)];
+		if (packed) {
+			etl__packed_elem(p, c, k, &tmp);
+			c = &tmp;
+		}
 		x->name.len = base;
-		if (p->kind == ETL_VAL_ARRAY) {
+		if (p->kind == ETL_VAL_ARRAY || packed) {
 			/* "[k]" needs no escaping: the name's text so far stays */
 			char *o = etl__ob_room(&x->name, ETL_FMT_U64_MAX + 3);
 			if (!o)
@@ -415,7 +439,7 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			size_t il = etl__fmt_u64(o + 1, k);
 			o[il + 1] = ']';
 			x->name.len += il + 2;
-			if (c->kind != ETL_VAL_STRUCT && c->kind != ETL_VAL_ARRAY) {
+			if (!etl__out_has_children(c)) {
 				etl__ob_put(b, x->name.p, x->name.len);
 				etl__ob_putc(b, '"');
 				data_value(x, b, c);
@@ -463,7 +487,7 @@ static void event_data(struct xml_priv *x, struct etl_outbuf *b, const struct et
 	const uint32_t n = r->n_props;
 	for (uint32_t i = etl__out_next_top(props, n, 0); i < n; i = etl__out_next_top(props, n, i + 1)) {
 		const char *name = props[i].name ? props[i].name : "";
-		if (props[i].kind != ETL_VAL_STRUCT && props[i].kind != ETL_VAL_ARRAY) {
+		if (!etl__out_has_children(&props[i])) {
 			data_name(x, b, name, r->names_gen);
 			data_value(x, b, &props[i]);
 			continue;

@@ -48,7 +48,14 @@ uint32_t etl__dec_reserve(etl_decoder *d, uint32_t n, int *oom);
  * points to its first member). */
 struct etl_dec_head {
 	struct etl_prop *props;
+	unsigned flags;                 /* etl_decoder_set_flags()           */
 };
+
+/* The decoder's ETL_DECODE_* flags. */
+static inline unsigned etl__dec_flags(const etl_decoder *d)
+{
+	return ((const struct etl_dec_head *)(const void *)d)->flags;
+}
 static inline struct etl_prop *etl__dec_prop(etl_decoder *d, uint32_t idx)
 {
 	return &((struct etl_dec_head *)(void *)d)->props[idx];

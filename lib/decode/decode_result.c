@@ -25,6 +25,7 @@
 
 #include "lib/common/fmt.h"
 #include "lib/decode/decode_internal.h"
+#include "lib/decode/packed.h"
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -170,6 +171,35 @@ void etl_decoder_free(etl_decoder *d)
 	}
 	free(d->scratch);
 	free(d);
+}
+
+int etl_decoder_set_flags(etl_decoder *d, unsigned flags)
+{
+	if (!d || (flags & ~ETL_DECODE_PACKED_ARRAYS))
+		return ETL_FAILED;
+	d->head.flags = flags;
+	return ETL_OK;
+}
+
+int etl_decoded_element(const struct etl_decoded *dec, uint32_t i, uint32_t k, struct etl_prop *out)
+{
+	if (!dec || !out || !dec->props || i >= dec->n_props)
+		return ETL_FAILED;
+	const struct etl_prop *a = &dec->props[i];
+	if ((a->kind != ETL_VAL_ARRAY && a->kind != ETL_VAL_ARRAY_PACKED) || k >= a->n_children)
+		return ETL_FAILED;
+	/* Slots the children take: one for a packed array (element 0). */
+	uint32_t slots = a->kind == ETL_VAL_ARRAY_PACKED ? 1 : a->n_children;
+	if (a->first_child >= dec->n_props || slots > dec->n_props - a->first_child)
+		return ETL_FAILED;
+	if (a->kind == ETL_VAL_ARRAY) {
+		*out = dec->props[a->first_child + k];
+		return ETL_OK;
+	}
+	if (!etl__packed_ok(a))
+		return ETL_FAILED;
+	etl__packed_elem(a, &dec->props[a->first_child], k, out);
+	return ETL_OK;
 }
 
 void etl__dec_set_error(etl_decoder *d, int code, const char *fmt, ...)

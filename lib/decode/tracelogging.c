@@ -346,15 +346,25 @@ static int decode_field(struct tl_dec *x, uint32_t fi, uint32_t slot, uint32_t p
 			                     f->name, x->pay.pos, etl_cur_left(&x->pay));
 		n = etl_cur_u16(&x->pay);
 	}
-	/* Integers whose bytes are all there are decoded in one loop. */
+	/* Integers whose bytes are all there are decoded in one loop, or
+	 * kept as their bytes and element 0 (ETL_DECODE_PACKED_ARRAYS). */
 	unsigned sz = etl__tl_int_size(f->in_type);     /* 0: not an integer */
 	int direct = sz && n && n <= etl_cur_left(&x->pay) / sz;
-	base = direct ? etl__dec_reserve_raw(x->d, n, &oom) : etl__dec_reserve(x->d, n, &oom);
+	int packed = direct && (etl__dec_flags(x->d) & ETL_DECODE_PACKED_ARRAYS);
+	base = direct ? etl__dec_reserve_raw(x->d, packed ? 1 : n, &oom) : etl__dec_reserve(x->d, n, &oom);
 	if (base == UINT32_MAX)
 		return fail_limit(x, f, oom);
 	p = etl__dec_prop(x->d, slot);
 	p->first_child = base;
 	p->n_children = n;
+	if (packed) {
+		p->kind = ETL_VAL_ARRAY_PACKED;
+		p->v.bin.p = etl_cur_ptr(&x->pay);
+		p->v.bin.len = (size_t)n * sz;
+		decode_int_elems(x, f, sz, base, 1, slot);
+		x->pay.pos += (size_t)(n - 1) * sz;     /* n * sz fits (direct) */
+		return ETL_OK;
+	}
 	if (direct) {
 		decode_int_elems(x, f, sz, base, n, slot);
 		return ETL_OK;

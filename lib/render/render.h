@@ -43,6 +43,7 @@
 #include "etl_decode.h"
 #include "etl_output.h"
 #include "lib/common/fmt.h"
+#include "lib/decode/packed.h"
 
 /* ---- growable byte buffer -------------------------------------------- */
 
@@ -489,18 +490,28 @@ int etl__out_leaves(const struct etl_out_rec *r, etl_out_leaf_fn fn, void *arg);
 static inline uint32_t etl__out_next_top(const struct etl_prop *props, uint32_t n, uint32_t i)
 {
 	while (i < n && props[i].parent != ETL_PROP_NO_PARENT) {
-		uint32_t par = props[i].parent;
-		if (par < n && props[par].first_child == i && props[par].n_children >= 1 &&
-		    props[par].n_children <= n - i)
-			i += props[par].n_children;
+		uint32_t par = props[i].parent, slots = 0;
+		if (par < n && props[par].first_child == i)   /* a packed array keeps one */
+			slots = props[par].kind == ETL_VAL_ARRAY_PACKED ? 1 : props[par].n_children;
+		if (slots >= 1 && slots <= n - i)
+			i += slots;
 		else
 			i++;
 	}
 	return i;
 }
 
+/* Whether p has children to walk: a struct, an array or a packed array
+ * (etl_decoder_set_flags()); every other kind is a value. */
+static inline int etl__out_has_children(const struct etl_prop *p)
+{
+	return p->kind == ETL_VAL_STRUCT || p->kind == ETL_VAL_ARRAY || p->kind == ETL_VAL_ARRAY_PACKED;
+}
+
 /* Children of props[i] that are safe to visit: *first, *count (0 when the
- * range is invalid or depth is exceeded). */
+ * range is invalid or depth is exceeded). For a packed array, *count is
+ * its number of elements and props[*first] its one child, element 0: the
+ * others come from etl__packed_elem(), never from props[*first + k]. */
 static inline void etl__out_children(const struct etl_out_rec *r, uint32_t i, unsigned depth,
                                      uint32_t *first, uint32_t *count)
 {
@@ -509,8 +520,11 @@ static inline void etl__out_children(const struct etl_out_rec *r, uint32_t i, un
 	*count = 0;
 	if (depth >= ETL_OUT_MAX_DEPTH || p->n_children == 0)
 		return;
-	if (p->first_child <= i || p->first_child > r->n_props ||
-	    p->n_children > r->n_props - p->first_child)
+	const int packed = p->kind == ETL_VAL_ARRAY_PACKED;
+	const uint32_t slots = packed ? 1 : p->n_children;
+	if (p->first_child <= i || p->first_child > r->n_props || slots > r->n_props - p->first_child)
+		return;
+	if (packed && !etl__packed_ok(p))
 		return;
 	*first = p->first_child;
 	*count = p->n_children;

@@ -312,15 +312,21 @@ struct leaf_walk {
 static int leaf_visit(struct leaf_walk *w, uint32_t i, unsigned depth)
 {
 	const struct etl_prop *p = &w->r->props[i];
-	if (p->kind != ETL_VAL_STRUCT && p->kind != ETL_VAL_ARRAY)
+	if (!etl__out_has_children(p))
 		return w->fn(w->arg, w->name.p ? w->name.p : "", w->name.len, p);
 	uint32_t first, count;
 	etl__out_children(w->r, i, depth, &first, &count);
 	size_t base = w->name.len;
+	const int packed = p->kind == ETL_VAL_ARRAY_PACKED;
 	for (uint32_t k = 0; k < count; k++) {
-		const struct etl_prop *c = &w->r->props[first + k];
+		struct etl_prop tmp;            /* a packed array's element k */
+		const struct etl_prop *c = &w->r->props[first + (packed ? 0 : k)];
+		if (packed) {
+			etl__packed_elem(p, c, k, &tmp);
+			c = &tmp;
+		}
 		w->name.len = base;
-		if (p->kind == ETL_VAL_ARRAY) {
+		if (p->kind == ETL_VAL_ARRAY || packed) {
 			etl__ob_putc(&w->name, '[');
 			etl__ob_u64(&w->name, k);
 			etl__ob_putc(&w->name, ']');
@@ -328,7 +334,8 @@ static int leaf_visit(struct leaf_walk *w, uint32_t i, unsigned depth)
 			etl__ob_putc(&w->name, '.');
 			etl__ob_puts(&w->name, c->name ? c->name : "");
 		}
-		int rc = leaf_visit(w, first + k, depth + 1);
+		int rc = packed ? w->fn(w->arg, w->name.p ? w->name.p : "", w->name.len, c)
+		                : leaf_visit(w, first + k, depth + 1);
 		if (rc)
 			return rc;
 	}
