@@ -2095,6 +2095,14 @@ START_TEST(test_tl_packed_arrays)
 		tu_put16(&b.pay, (uint8_t)c8[k]);
 	tu_put16(&b.pay, 0x263A);
 	tu_put16(&b.pay, 0xD800);
+	/* every ASCII character, each next to a quote, so that no 16 of them
+	 * are taken at once */
+	fld_out(&b, "ascii", ETL_IN_UINT8 | 0x40, 2);
+	tu_put16(&b.pay, 256);
+	for (unsigned c = 0; c < 128; c++) {
+		tu_put8(&b.pay, (uint8_t)c);
+		tu_put8(&b.pay, '"');
+	}
 	/* a char array that starts with a byte from 0x80 */
 	fld_out(&b, "hi8", ETL_IN_INT8 | 0x40, 2);
 	tu_put16(&b.pay, 3);
@@ -2149,11 +2157,11 @@ START_TEST(test_tl_packed_arrays)
 	ck_assert_int_eq(etl_decoder_decode(dp, &t.ev, &p), ETL_OK);
 	assert_tree(u);
 	uint64_t elems = 0;
-	/* c8 c16 hi8 i8 i16 u32 b32 ub h64 t64 x32, and w in each struct */
-	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 11 + 2);
-	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 + 2 * 2);
+	/* c8 c16 ascii hi8 i8 i16 u32 b32 ub h64 t64 x32, and w in each struct */
+	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 12 + 2);
+	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 256 + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 + 2 * 2);
 	/* One property per packed array's elements: this many fewer. */
-	ck_assert_uint_eq(u->n_props - p->n_props, elems - 13);
+	ck_assert_uint_eq(u->n_props - p->n_props, elems - 14);
 	/* element values read back through the packed form */
 	uint32_t i16 = top(p, "i16");
 	struct etl_prop e;
@@ -2186,6 +2194,11 @@ START_TEST(test_tl_packed_arrays)
 	const char *j = (const char *)op.s[2].b.p;
 	ck_assert_ptr_nonnull(strstr(j, "\"c8\":[\"a\",\"\\\"\",\"b\",\"\\\\\",\"c\",\"\\r\",\"\\n\",\"\\u0001\",\"<\",\"&\",\">\",\"'\",\"x\","));
 	ck_assert_ptr_nonnull(strstr(j, "\"w\":[\"\\\"\",\"\\\\\"]"));
+	ck_assert_ptr_nonnull(strstr(j, "\"ascii\":[\"\\u0000\",\"\\\"\",\"\\u0001\","));
+	ck_assert_ptr_nonnull(strstr(j, "\"\\b\",\"\\\"\",\"\\t\",\"\\\"\",\"\\n\",\"\\\"\",\"\\u000b\","));
+	ck_assert_ptr_nonnull(strstr(j, "\" \",\"\\\"\",\"!\",\"\\\"\",\"\\\"\",\"\\\"\",\"#\","));
+	ck_assert_ptr_nonnull(strstr(j, "\"\\\\\",\"\\\"\",\"]\","));
+	ck_assert_ptr_nonnull(strstr(j, "\"~\",\"\\\"\",\"\x7f\",\"\\\"\"]"));
 	const char *x = (const char *)op.s[0].b.p;
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"c8[8]\">&lt;</Data><Data Name=\"c8[9]\">&amp;</Data>"));
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"s[1].w[0]\">&quot;</Data>"));

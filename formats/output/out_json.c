@@ -342,13 +342,58 @@ static unsigned plain16(char *o, const uint8_t *raw, unsigned sz)
 }
 #endif
 
+/* Each ASCII character as an element of a JSON array: the bytes of ,"c" or
+ * ,"\e" (the first in the lowest byte, as etl_put64() stores them) and
+ * their number; 0 for the controls written as \u00XX. One load and one
+ * store per character, no branch on what it is (a quote or a line break
+ * every few characters in script text). */
+static const uint64_t json_char_piece[128] = {
+	0x0000000000ull, 0x0000000000ull, 0x0000000000ull, 0x0000000000ull,
+	0x0000000000ull, 0x0000000000ull, 0x0000000000ull, 0x0000000000ull,
+	0x22625c222cull, 0x22745c222cull, 0x226e5c222cull, 0x0000000000ull,
+	0x22665c222cull, 0x22725c222cull, 0x0000000000ull, 0x0000000000ull,
+	0x0000000000ull, 0x0000000000ull, 0x0000000000ull, 0x0000000000ull,
+	0x0000000000ull, 0x0000000000ull, 0x0000000000ull, 0x0000000000ull,
+	0x0000000000ull, 0x0000000000ull, 0x0000000000ull, 0x0000000000ull,
+	0x0000000000ull, 0x0000000000ull, 0x0000000000ull, 0x0000000000ull,
+	0x002220222cull, 0x002221222cull, 0x22225c222cull, 0x002223222cull,
+	0x002224222cull, 0x002225222cull, 0x002226222cull, 0x002227222cull,
+	0x002228222cull, 0x002229222cull, 0x00222a222cull, 0x00222b222cull,
+	0x00222c222cull, 0x00222d222cull, 0x00222e222cull, 0x00222f222cull,
+	0x002230222cull, 0x002231222cull, 0x002232222cull, 0x002233222cull,
+	0x002234222cull, 0x002235222cull, 0x002236222cull, 0x002237222cull,
+	0x002238222cull, 0x002239222cull, 0x00223a222cull, 0x00223b222cull,
+	0x00223c222cull, 0x00223d222cull, 0x00223e222cull, 0x00223f222cull,
+	0x002240222cull, 0x002241222cull, 0x002242222cull, 0x002243222cull,
+	0x002244222cull, 0x002245222cull, 0x002246222cull, 0x002247222cull,
+	0x002248222cull, 0x002249222cull, 0x00224a222cull, 0x00224b222cull,
+	0x00224c222cull, 0x00224d222cull, 0x00224e222cull, 0x00224f222cull,
+	0x002250222cull, 0x002251222cull, 0x002252222cull, 0x002253222cull,
+	0x002254222cull, 0x002255222cull, 0x002256222cull, 0x002257222cull,
+	0x002258222cull, 0x002259222cull, 0x00225a222cull, 0x00225b222cull,
+	0x225c5c222cull, 0x00225d222cull, 0x00225e222cull, 0x00225f222cull,
+	0x002260222cull, 0x002261222cull, 0x002262222cull, 0x002263222cull,
+	0x002264222cull, 0x002265222cull, 0x002266222cull, 0x002267222cull,
+	0x002268222cull, 0x002269222cull, 0x00226a222cull, 0x00226b222cull,
+	0x00226c222cull, 0x00226d222cull, 0x00226e222cull, 0x00226f222cull,
+	0x002270222cull, 0x002271222cull, 0x002272222cull, 0x002273222cull,
+	0x002274222cull, 0x002275222cull, 0x002276222cull, 0x002277222cull,
+	0x002278222cull, 0x002279222cull, 0x00227a222cull, 0x00227b222cull,
+	0x00227c222cull, 0x00227d222cull, 0x00227e222cull, 0x00227f222cull,
+};
+static const uint8_t json_char_len[128] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 5, 0, 5, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	4, 4, 5, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+	4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 4, 4, 4,
+	4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+};
+
 /* The run of ASCII characters among the n characters of sz bytes (1 or 2)
  * at raw, a packed char array's (etl_decoder_set_flags()), written as
  * ascii_chars() writes them unpacked; returns how many. 16 at a time when
  * none of them needs escaping, else those 16 one by one. (Measured on
  * script text, full of quotes and line breaks: taking the plain ones
- * before each escape 16 at a time, or choosing between ,"c" and ,"\e"
- * without a branch, was slower.) */
+ * before each escape 16 at a time was slower.) */
 static uint32_t raw_chars(struct etl_outbuf *b, const uint8_t *raw, unsigned sz, uint32_t n, int at_start)
 {
 	uint32_t k = 0;
@@ -375,13 +420,12 @@ static uint32_t raw_chars(struct etl_outbuf *b, const uint8_t *raw, unsigned sz,
 				uint32_t c = sz == 1 ? raw[k] : etl_le16(raw + 2 * (size_t)k);
 				if (c >= 0x80)
 					break;
-				o[0] = ',';
-				o[1] = '"';
-				if (etl__json_plain[c]) {
-					o[2] = (char)c;
-					o[3] = '"';
-					o += 4;
+				if (json_char_len[c]) { /* 8 bytes stored: 9 of room each */
+					etl_put64((uint8_t *)o, json_char_piece[c]);
+					o += json_char_len[c];
 				} else {
+					o[0] = ',';
+					o[1] = '"';
 					o += 2 + etl__out_json_escape_ascii(o + 2, (unsigned char)c);
 					*o++ = '"';
 				}
