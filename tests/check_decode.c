@@ -2103,6 +2103,18 @@ START_TEST(test_tl_packed_arrays)
 		tu_put8(&b.pay, (uint8_t)c);
 		tu_put8(&b.pay, '"');
 	}
+	/* char arrays under names of 60 and 130 bytes (the XML writer copies
+	 * a name from 48 bytes on in 16-byte blocks, and past 112 bytes
+	 * formats each element's name) */
+	static const char name60[] = "L123456789012345678901234567890123456789012345678901234567890";
+	static const char name130[] = "M123456789012345678901234567890123456789012345678901234567890"
+	                              "1234567890123456789012345678901234567890123456789012345678901234567890";
+	fld_out(&b, name60, ETL_IN_UINT8 | 0x40, 2);
+	tu_put16(&b.pay, 12);
+	tu_putbytes(&b.pay, "<a&b\"c'd>e\xe9" "f", 12);
+	fld_out(&b, name130, ETL_IN_UINT16 | 0x40, 2);
+	tu_put16(&b.pay, 3);
+	tu_putbytes(&b.pay, "<\0&\0z\0", 6);
 	/* a char array that starts with a byte from 0x80 */
 	fld_out(&b, "hi8", ETL_IN_INT8 | 0x40, 2);
 	tu_put16(&b.pay, 3);
@@ -2157,11 +2169,12 @@ START_TEST(test_tl_packed_arrays)
 	ck_assert_int_eq(etl_decoder_decode(dp, &t.ev, &p), ETL_OK);
 	assert_tree(u);
 	uint64_t elems = 0;
-	/* c8 c16 ascii hi8 i8 i16 u32 b32 ub h64 t64 x32, and w in each struct */
-	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 12 + 2);
-	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 256 + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 + 2 * 2);
+	/* c8 c16 ascii L.. M.. hi8 i8 i16 u32 b32 ub h64 t64 x32, and w in
+	 * each struct */
+	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 14 + 2);
+	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 256 + 12 + 3 + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 + 2 * 2);
 	/* One property per packed array's elements: this many fewer. */
-	ck_assert_uint_eq(u->n_props - p->n_props, elems - 14);
+	ck_assert_uint_eq(u->n_props - p->n_props, elems - 16);
 	/* element values read back through the packed form */
 	uint32_t i16 = top(p, "i16");
 	struct etl_prop e;
@@ -2202,6 +2215,12 @@ START_TEST(test_tl_packed_arrays)
 	const char *x = (const char *)op.s[0].b.p;
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"c8[8]\">&lt;</Data><Data Name=\"c8[9]\">&amp;</Data>"));
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"s[1].w[0]\">&quot;</Data>"));
+	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"c8[99]\">y</Data><Data Name=\"c8[100]\">y</Data>"));
+	char want[400];
+	snprintf(want, sizeof want, "<Data Name=\"%s[8]\">&gt;</Data><Data Name=\"%s[9]\">e</Data>", name60, name60);
+	ck_assert_ptr_nonnull(strstr(x, want));
+	snprintf(want, sizeof want, "<Data Name=\"%s[1]\">&amp;</Data>", name130);
+	ck_assert_ptr_nonnull(strstr(x, want));
 	outs_free(&ou);
 	outs_free(&op);
 

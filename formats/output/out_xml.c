@@ -329,6 +329,61 @@ static inline void put_packed(char *o, uint64_t v)
 #endif
 }
 
+/* Most bytes one element of an array takes in data_walk(): the name's
+ * copy in 16-byte blocks, its index and bracket, and the value's start. */
+#define XML_ELEM_ROOM (XML_PREFIX_MAX + 16 + 8 + 2 + 14)
+
+/* Elements k.. of a packed char array (etl_decoder_set_flags()) whose
+ * characters of sz bytes at raw are ASCII, up to n, each written as
+ * data_walk() writes such an element (pre: the name of base bytes, '[' and
+ * zeros; *digits and *il: k's digits, advanced); room is reserved for 64
+ * at a time. Returns where it stopped: n, a character from 0x80, or out of
+ * memory (b->oom). Inline with sz constant: one loop per width. */
+static inline __attribute__((always_inline)) uint32_t packed_chars(struct etl_outbuf *b, const char *pre,
+                                                                   size_t base, const uint8_t *raw,
+                                                                   unsigned sz, uint32_t k, uint32_t n,
+                                                                   uint64_t *digits, size_t *il)
+{
+	uint64_t d = *digits;
+	size_t l = *il;
+	while (k < n) {
+		uint32_t end = n - k < 64 ? n : k + 64;
+		char *o = etl__ob_room(b, XML_ELEM_ROOM * (size_t)(end - k));
+		if (!o)
+			break;
+		char *start = o;
+		for (; k < end; k++) {
+			uint32_t ch = sz == 1 ? raw[k] : etl_le16(raw + 2 * (size_t)k);
+			if (ch >= 0x80)
+				break;
+			if (base < 48)
+				memcpy(o, pre, 48);
+			else
+				for (size_t at = 0; at <= base; at += 16)
+					memcpy(o + at, pre + at, 16);
+			put_packed(o + base + 1, d);
+			o += base + l + 3;      /* <Data Name="name[k]" */
+			o[-2] = ']';
+			o[-1] = '"';
+			index_next_packed(&d, &l);
+			o[0] = '>';
+			size_t m = 1;
+			if (xml_plain_char[ch])
+				o[1] = (char)ch;
+			else
+				m = etl__out_xml_char(o + 1, (unsigned char)ch);
+			memcpy(o + 1 + m, "</Data>", 7);
+			o += m + 8;
+		}
+		b->len += (size_t)(o - start);
+		if (k < end)
+			break;
+	}
+	*digits = d;
+	*il = l;
+	return k;
+}
+
 /* The leaves under props[i]; x->name holds <Data Name=" and the escaped
  * name of props[i]. A run of scalar elements of an array is written from
  * the name and the index kept in digits (stacks and char arrays have
@@ -374,6 +429,12 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 		uint64_t digits = '0';         /* k's, il of them */
 		size_t il = 1;
 		for (; k < count && k < 100000000u; k++) {
+			if (packed && mask && count <= 100000000u) {
+				k = sz == 1 ? packed_chars(b, pre, base, raw, 1, k, count, &digits, &il)
+				            : packed_chars(b, pre, base, raw, 2, k, count, &digits, &il);
+				if (k >= count || b->oom)
+					break;
+			}
 			const struct etl_prop *c = NULL;
 			uint64_t ch;
 			int one_char;           /* an ASCII character of e's type */
@@ -387,7 +448,7 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 				ch = c->v.u & mask;
 				one_char = mask && etl__out_type_key(c) == key && ch < 0x80;
 			}
-			char *o = etl__ob_room(b, sizeof pre + 8 + 2 + 14);
+			char *o = etl__ob_room(b, XML_ELEM_ROOM);
 			if (!o)
 				return;
 			/* A fixed 48 bytes for the usual short name: a loop of
