@@ -1443,6 +1443,14 @@ START_TEST(test_known_providers)
 		guid.data4[7] ^= 1;   /* same first word, other GUID */
 		ck_assert_ptr_null(etl_known_provider_name(&guid));
 	}
+	/* first words below, between and above the table's: no name */
+	static const uint32_t absent[] = { 0, 1, 0x01853A64u, 0x50000000u, 0xE43445DFu, 0xE43445E1u, 0xFFFFFFFFu };
+	struct etl_guid g;
+	ck_assert_int_eq(etl_guid_parse(others[0][0], &g), ETL_OK);
+	for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+		g.data1 = absent[i];
+		ck_assert_ptr_null(etl_known_provider_name(&g));
+	}
 }
 END_TEST
 
