@@ -235,7 +235,10 @@ ETL_API int etl_decoder_set_flags(etl_decoder *d, unsigned flags);
  *  array element keeps its first_child and n_children into dec->props.
  *  @return : ETL_OK; ETL_FAILED (*out untouched) when an argument is NULL,
  *  i is past dec->n_props or no array, k is not below its n_children, or
- *  its children lie outside dec->props. */
+ *  its children lie outside dec->props; for a packed array also when its
+ *  bytes are not n_children elements of 1, 2, 4 or 8 bytes or element 0
+ *  is no integer (INT, UINT, BOOL, FILETIME). The writers of etl_output
+ *  write such an array with no element. */
 ETL_API int etl_decoded_element(const struct etl_decoded *dec, uint32_t i, uint32_t k, struct etl_prop *out);
 
 /*! etl_decoder_free() : frees the decoder, its schema cache and every

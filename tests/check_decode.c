@@ -2241,6 +2241,70 @@ START_TEST(test_tl_packed_arrays)
 }
 END_TEST
 
+/* A packed array that a program built wrong (its bytes not n elements,
+ * element 0 no integer, its child outside the array, no bytes) is written
+ * with no element and refused by etl_decoded_element(); a right one is
+ * written element by element. */
+START_TEST(test_packed_arrays_malformed)
+{
+	static const uint8_t bytes[4] = { 'a', 'b', 'c', 'd' };
+	struct etl_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = ETL_HDR_EVENT_HEADER64;
+	for (int variant = 0; variant < 5; variant++) {
+		struct etl_prop props[2];
+		memset(props, 0, sizeof props);
+		props[0].name = "a";
+		props[0].kind = ETL_VAL_ARRAY_PACKED;
+		props[0].in_type = ETL_IN_UINT8;
+		props[0].out_type = ETL_OUT_STRING;
+		props[0].v.bin.p = bytes;
+		props[0].v.bin.len = 3;
+		props[0].parent = ETL_PROP_NO_PARENT;
+		props[0].first_child = 1;
+		props[0].n_children = 3;
+		props[1] = props[0];
+		props[1].kind = ETL_VAL_UINT;
+		props[1].v.u = 'a';
+		props[1].parent = 0;
+		props[1].first_child = 0;
+		props[1].n_children = 0;
+		switch (variant) {
+		case 1: props[0].v.bin.len = 4; break;          /* 4 bytes, 3 elements */
+		case 2: props[1].kind = ETL_VAL_STRUCT; props[1].n_children = 5; break;
+		case 3: props[0].first_child = 2; break;       /* past the array */
+		case 4: props[0].v.bin.p = NULL; break;
+		default: break;
+		}
+		struct etl_decoded dec;
+		memset(&dec, 0, sizeof dec);
+		dec.source = ETL_DECODE_TRACELOGGING;
+		dec.props = props;
+		dec.n_props = 2;
+		struct etl_prop e;
+		ck_assert_int_eq(etl_decoded_element(&dec, 0, 2, &e), variant ? ETL_FAILED : ETL_OK);
+		if (!variant)
+			ck_assert_uint_eq(e.v.u, 'c');
+		struct outs o;
+		outs_open(&o);
+		outs_event(&o, &ev, &dec);
+		for (size_t f = 0; f < N_FORMATS; f++) {
+			ck_assert_int_eq(etl_output_end(o.o[f]), ETL_OK);
+			etl_output_free(o.o[f]);
+		}
+		tu_put8(&o.s[2].b, 0);
+		const char *j = (const char *)o.s[2].b.p;
+		ck_assert_msg(strstr(j, variant ? "\"a\":[]" : "\"a\":[\"a\",\"b\",\"c\"]") != NULL,
+		              "variant %d: %s", variant, j);
+		tu_put8(&o.s[0].b, 0);
+		const char *x = (const char *)o.s[0].b.p;
+		ck_assert_msg((strstr(x, "<Data Name=\"a[2]\">c</Data>") != NULL) == !variant, "variant %d: %s",
+		              variant, x);
+		outs_free(&o);
+	}
+}
+END_TEST
+
 /* Packed arrays in each TraceLogging file of the corpus: per file, how
  * many arrays and elements the decoder packs (amsi: its "Raw Script"
  * character arrays, 19 of them), the values equal to the unpacked ones,
@@ -2321,6 +2385,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_cache);
 	tcase_add_test(tc, test_result_reuse);
 	tcase_add_test(tc, test_tl_packed_arrays);
+	tcase_add_test(tc, test_packed_arrays_malformed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("corpus");

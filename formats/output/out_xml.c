@@ -333,6 +333,38 @@ static inline void put_packed(char *o, uint64_t v)
  * copy in 16-byte blocks, its index and bracket, and the value's start. */
 #define XML_ELEM_ROOM (XML_PREFIX_MAX + 16 + 8 + 2 + 14)
 
+/* <Data Name="name[k]" of an array element at o, from pre (the name of
+ * base bytes, '[' and zeros) and k's digits (d, l of them), with room for
+ * XML_ELEM_ROOM; returns the position after it. A fixed 48 bytes for the
+ * usual short name: a loop of 16-byte copies became a "rep movsq", whose
+ * start-up cost most of the element's time. */
+static inline char *elem_name(char *o, const char *pre, size_t base, uint64_t d, size_t l)
+{
+	if (base < 48)
+		memcpy(o, pre, 48);
+	else
+		for (size_t at = 0; at <= base; at += 16)
+			memcpy(o + at, pre + at, 16);
+	put_packed(o + base + 1, d);
+	o += base + l + 3;
+	o[-2] = ']';
+	o[-1] = '"';
+	return o;
+}
+
+/* >c</Data> for the ASCII character ch at o; returns the position after. */
+static inline char *char_value(char *o, uint64_t ch)
+{
+	o[0] = '>';
+	size_t m = 1;
+	if (xml_plain_char[ch])
+		o[1] = (char)ch;
+	else
+		m = etl__out_xml_char(o + 1, (unsigned char)ch);
+	memcpy(o + 1 + m, "</Data>", 7);
+	return o + m + 8;
+}
+
 /* Elements k.. of a packed char array (etl_decoder_set_flags()) whose
  * characters of sz bytes at raw are ASCII, up to n, each written as
  * data_walk() writes such an element (pre: the name of base bytes, '[' and
@@ -356,24 +388,9 @@ static inline __attribute__((always_inline)) uint32_t packed_chars(struct etl_ou
 			uint32_t ch = sz == 1 ? raw[k] : etl_le16(raw + 2 * (size_t)k);
 			if (ch >= 0x80)
 				break;
-			if (base < 48)
-				memcpy(o, pre, 48);
-			else
-				for (size_t at = 0; at <= base; at += 16)
-					memcpy(o + at, pre + at, 16);
-			put_packed(o + base + 1, d);
-			o += base + l + 3;      /* <Data Name="name[k]" */
-			o[-2] = ']';
-			o[-1] = '"';
+			o = elem_name(o, pre, base, d, l);
 			index_next_packed(&d, &l);
-			o[0] = '>';
-			size_t m = 1;
-			if (xml_plain_char[ch])
-				o[1] = (char)ch;
-			else
-				m = etl__out_xml_char(o + 1, (unsigned char)ch);
-			memcpy(o + 1 + m, "</Data>", 7);
-			o += m + 8;
+			o = char_value(o, ch);
 		}
 		b->len += (size_t)(o - start);
 		if (k < end)
@@ -451,32 +468,14 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			char *o = etl__ob_room(b, XML_ELEM_ROOM);
 			if (!o)
 				return;
-			/* A fixed 48 bytes for the usual short name: a loop of
-			 * 16-byte copies became a "rep movsq", whose start-up
-			 * cost most of the element's time. */
-			if (base < 48)
-				memcpy(o, pre, 48);
-			else
-				for (size_t at = 0; at <= base; at += 16)
-					memcpy(o + at, pre + at, 16);
-			put_packed(o + base + 1, digits);
-			size_t nl = base + il + 3;      /* <Data Name="name[k]" */
-			o += nl;
-			o[-2] = ']';
-			o[-1] = '"';
+			char *start = o;
+			o = elem_name(o, pre, base, digits, il);
 			index_next_packed(&digits, &il);
 			if (one_char) {
-				o[0] = '>';
-				size_t n = 1;
-				if (xml_plain_char[ch])
-					o[1] = (char)ch;
-				else
-					n = etl__out_xml_char(o + 1, (unsigned char)ch);
-				memcpy(o + 1 + n, "</Data>", 7);
-				b->len += nl + n + 8;
+				b->len += (size_t)(char_value(o, ch) - start);
 				continue;
 			}
-			b->len += nl;
+			b->len += (size_t)(o - start);
 			if (packed) {
 				etl__packed_elem(p, e, k, &tmp);
 				c = &tmp;

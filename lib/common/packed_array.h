@@ -1,13 +1,13 @@
 /*
- * lib/decode/packed.h - the elements of a packed array (kind
+ * lib/common/packed_array.h - the elements of a packed array (kind
  * ETL_VAL_ARRAY_PACKED, etl_decoder_set_flags()): element k made from
  * element 0, the one child the array keeps, and the element's bytes. Used
  * by etl_decoded_element() and by the writers, which walk such arrays
  * without the decoder storing a property per element (a character array
  * holds thousands); inline because a writer calls it once per element.
  */
-#ifndef ETL_DECODE_PACKED_H
-#define ETL_DECODE_PACKED_H
+#ifndef ETL_COMMON_PACKED_ARRAY_H
+#define ETL_COMMON_PACKED_ARRAY_H
 
 #include "etl_decode.h"
 #include "lib/common/cursor.h"
@@ -22,6 +22,15 @@ static inline int etl__packed_ok(const struct etl_prop *arr)
 		return 0;
 	size_t sz = arr->v.bin.len / arr->n_children;
 	return (sz == 1 || sz == 2 || sz == 4 || sz == 8) && sz * arr->n_children == arr->v.bin.len;
+}
+
+/* 1 when e0 can be element 0 of a packed array: an integer value (INT,
+ * UINT, BOOL or FILETIME), as the decoder makes; a struct or array there
+ * (a property array built by a program) would have no children to walk. */
+static inline int etl__packed_elem_ok(const struct etl_prop *e0)
+{
+	return e0->kind == ETL_VAL_INT || e0->kind == ETL_VAL_UINT || e0->kind == ETL_VAL_BOOL ||
+	       e0->kind == ETL_VAL_FILETIME;
 }
 
 /* Bytes per element of a well-formed packed array. */
@@ -48,4 +57,4 @@ static inline void etl__packed_elem(const struct etl_prop *arr, const struct etl
 	out->payload_offset = e0->payload_offset + k * sz;
 }
 
-#endif /* ETL_DECODE_PACKED_H */
+#endif /* ETL_COMMON_PACKED_ARRAY_H */
