@@ -270,6 +270,18 @@ static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out
 
 #define type_key etl__out_type_key
 
+/* Ends a block of array elements written from start to o, each with its
+ * comma: the first's comma dropped when it opens the array (at_start); the
+ * bytes are added to b. */
+static inline void elems_done(struct etl_outbuf *b, char *start, char *o, int at_start)
+{
+	if (at_start && o > start) {
+		memmove(start, start + 1, (size_t)(o - start - 1));
+		o--;
+	}
+	b->len += (size_t)(o - start);
+}
+
 /* Writes the run of elements e[0 .. n) that are ASCII characters of the
  * type of e[0], each as ,"c" or ,"\escape" (no comma before the array's
  * first element, at_start); returns how many. Char arrays hold one element
@@ -305,12 +317,8 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 				*o++ = '"';
 			}
 		}
-		if (at_start && o > start) {    /* no comma before the first element */
-			memmove(start, start + 1, (size_t)(o - start - 1));
-			o--;
-		}
+		elems_done(b, start, o, at_start);
 		at_start = 0;
-		b->len += (size_t)(o - start);
 		if (k < end)
 			break;
 	}
@@ -433,12 +441,8 @@ static uint32_t raw_chars(struct etl_outbuf *b, const uint8_t *raw, unsigned sz,
 			if (k < stop)
 				break;
 		}
-		if (at_start && o > start) {    /* no comma before the first element */
-			memmove(start, start + 1, (size_t)(o - start - 1));
-			o--;
-		}
+		elems_done(b, start, o, at_start);
 		at_start = 0;
-		b->len += (size_t)(o - start);
 		if (k < end)
 			break;
 	}
