@@ -2212,6 +2212,8 @@ START_TEST(test_tl_packed_arrays)
 	ck_assert_ptr_nonnull(strstr(j, "\" \",\"\\\"\",\"!\",\"\\\"\",\"\\\"\",\"\\\"\",\"#\","));
 	ck_assert_ptr_nonnull(strstr(j, "\"\\\\\",\"\\\"\",\"]\","));
 	ck_assert_ptr_nonnull(strstr(j, "\"~\",\"\\\"\",\"\x7f\",\"\\\"\"]"));
+	/* an array whose first character is not ASCII, then one that is */
+	ck_assert_ptr_nonnull(strstr(j, "\"hi8\":[\"\xc3\x83\",\"\xc2\xa9\",\"z\"],\"i8\":[-5,127,-128]"));
 	const char *x = (const char *)op.s[0].b.p;
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"c8[8]\">&lt;</Data><Data Name=\"c8[9]\">&amp;</Data>"));
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"s[1].w[0]\">&quot;</Data>"));

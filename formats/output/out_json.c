@@ -270,14 +270,17 @@ static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out
 
 #define type_key etl__out_type_key
 
-/* Ends a block of array elements written from start to o, each with its
- * comma: the first's comma dropped when it opens the array (at_start); the
- * bytes are added to b. */
+/* Ends a block of array elements written from start to o, each after its
+ * comma. A block that opens the array (at_start) was begun one byte
+ * before start, over the array's '[', so that its first comma took the
+ * bracket's place (instead of moving the block back by one byte): the
+ * bracket is put back. The bytes are added to b. */
 static inline void elems_done(struct etl_outbuf *b, char *start, char *o, int at_start)
 {
-	if (at_start && o > start) {
-		memmove(start, start + 1, (size_t)(o - start - 1));
-		o--;
+	if (at_start) {
+		if (o < start)          /* nothing written: the bracket stays */
+			return;
+		start[-1] = '[';
 	}
 	b->len += (size_t)(o - start);
 }
@@ -300,13 +303,14 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 		if (!o)
 			return k;
 		char *start = o;
+		o -= at_start != 0;             /* see elems_done() */
 		uint32_t end = k + block;
 		for (; k < end; k++) {
 			const struct etl_prop *p = &e[k];
 			uint64_t c = p->v.u & mask;
 			if (type_key(p) != key || c >= 0x80)
 				break;
-			o[0] = ',';             /* each with its comma (see below) */
+			o[0] = ',';             /* each with its comma (elems_done()) */
 			o[1] = '"';
 			if (etl__json_plain[c]) {
 				o[2] = (char)c;
@@ -411,6 +415,7 @@ static uint32_t raw_chars(struct etl_outbuf *b, const uint8_t *raw, unsigned sz,
 		if (!o)
 			return k;
 		char *start = o;
+		o -= at_start != 0;             /* see elems_done() */
 		uint32_t end = k + block;
 		while (k < end) {
 			uint32_t stop = end;
