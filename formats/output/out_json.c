@@ -270,6 +270,21 @@ static void prop(struct json_priv *j, struct etl_outbuf *b, const struct etl_out
 
 #define type_key etl__out_type_key
 
+/* Begins a block of character elements k .. *end (at most 1024 of the n)
+ * with room for 9 bytes each, from *start (one byte before it when the
+ * block opens the array: see elems_done()); NULL when memory ran out. */
+static inline char *elems_begin(struct etl_outbuf *b, uint32_t k, uint32_t n, int at_start, char **start,
+                                uint32_t *end)
+{
+	uint32_t block = n - k < 1024 ? n - k : 1024;
+	char *o = etl__ob_room(b, 9 * (size_t)block);
+	if (!o)
+		return NULL;
+	*start = o;
+	*end = k + block;
+	return o - (at_start != 0);
+}
+
 /* Ends a block of array elements written from start to o, each after its
  * comma. A block that opens the array (at_start) was begun one byte
  * before start, over the array's '[', so that its first comma took the
@@ -298,13 +313,11 @@ static uint32_t ascii_chars(struct etl_outbuf *b, const struct etl_prop *e, uint
 	const uint64_t mask = e->in_type == ETL_IN_INT8 || e->in_type == ETL_IN_UINT8 ? 0xFF : 0xFFFF;
 	uint32_t k = 0;
 	while (k < n) {
-		uint32_t block = n - k < 1024 ? n - k : 1024;
-		char *o = etl__ob_room(b, 9 * (size_t)block);
+		char *start;
+		uint32_t end;
+		char *o = elems_begin(b, k, n, at_start, &start, &end);
 		if (!o)
 			return k;
-		char *start = o;
-		o -= at_start != 0;             /* see elems_done() */
-		uint32_t end = k + block;
 		for (; k < end; k++) {
 			const struct etl_prop *p = &e[k];
 			uint64_t c = p->v.u & mask;
@@ -410,13 +423,11 @@ static uint32_t raw_chars(struct etl_outbuf *b, const uint8_t *raw, unsigned sz,
 {
 	uint32_t k = 0;
 	while (k < n) {
-		uint32_t block = n - k < 1024 ? n - k : 1024;
-		char *o = etl__ob_room(b, 9 * (size_t)block);
+		char *start;
+		uint32_t end;
+		char *o = elems_begin(b, k, n, at_start, &start, &end);
 		if (!o)
 			return k;
-		char *start = o;
-		o -= at_start != 0;             /* see elems_done() */
-		uint32_t end = k + block;
 		while (k < end) {
 			uint32_t stop = end;
 #if defined(__SSE2__) && !defined(ETL_NO_SSE2)
