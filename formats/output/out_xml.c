@@ -453,12 +453,9 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 					break;
 			}
 			const struct etl_prop *c = NULL;
-			uint64_t ch;
-			int one_char;           /* an ASCII character of e's type */
-			if (packed) {
-				ch = etl_le_uint(raw + (size_t)k * sz, sz) & mask;
-				one_char = mask && ch < 0x80;
-			} else {
+			uint64_t ch = 0;
+			int one_char = 0;       /* an ASCII character of e's type */
+			if (!packed) {          /* packed: packed_chars() took those */
 				c = &e[k];
 				if (etl__out_has_children(c))
 					break;

@@ -33,6 +33,15 @@ static inline int etl__packed_elem_ok(const struct etl_prop *e0)
 	       e0->kind == ETL_VAL_FILETIME;
 }
 
+/* 1 when arr is a well-formed packed array (etl__packed_ok()) whose
+ * element 0, e0 (its one child, in range: the caller checked), is an
+ * integer (etl__packed_elem_ok()): what etl_decoded_element() and the
+ * writers need before making elements. */
+static inline int etl__packed_usable(const struct etl_prop *arr, const struct etl_prop *e0)
+{
+	return etl__packed_ok(arr) && etl__packed_elem_ok(e0);
+}
+
 /* Bytes per element of a well-formed packed array. */
 static inline unsigned etl__packed_size(const struct etl_prop *arr)
 {

@@ -196,7 +196,7 @@ int etl_decoded_element(const struct etl_decoded *dec, uint32_t i, uint32_t k, s
 		*out = dec->props[a->first_child + k];
 		return ETL_OK;
 	}
-	if (!etl__packed_ok(a) || !etl__packed_elem_ok(&dec->props[a->first_child]))
+	if (!etl__packed_usable(a, &dec->props[a->first_child]))
 		return ETL_FAILED;
 	etl__packed_elem(a, &dec->props[a->first_child], k, out);
 	return ETL_OK;

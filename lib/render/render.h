@@ -524,7 +524,7 @@ static inline void etl__out_children(const struct etl_out_rec *r, uint32_t i, un
 	const uint32_t slots = packed ? 1 : p->n_children;
 	if (p->first_child <= i || p->first_child > r->n_props || slots > r->n_props - p->first_child)
 		return;
-	if (packed && (!etl__packed_ok(p) || !etl__packed_elem_ok(&r->props[p->first_child])))
+	if (packed && !etl__packed_usable(p, &r->props[p->first_child]))
 		return;
 	*first = p->first_child;
 	*count = p->n_children;
