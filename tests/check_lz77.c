@@ -639,6 +639,52 @@ START_TEST(test_overlap_short_periods)
 }
 END_TEST
 
+START_TEST(test_wide_match_room)
+{
+	/* Distances from 16 (two 16-byte chunks, or a loop of them, or 8-byte
+	 * chunks, or bytes, by the room left) with lengths on both sides of
+	 * 16, 32 and 48, each followed by 0..40 literals so that the output
+	 * ends 0..40 bytes after the match; decoded into exactly that room
+	 * (the canary after it must survive) and with room to spare. */
+	static const uint32_t dists[] = { 16, 17, 24, 31, 32, 33, 47, 64, 200 };
+	static const uint32_t lens[] = { 3, 9, 10, 15, 16, 17, 24, 31, 32, 33,
+	                                 47, 48, 49, 80 };
+	char pat[201];
+	size_t di, li;
+	uint32_t k, tail;
+
+	for (k = 0; k < 200; k++)
+		pat[k] = (char)('!' + (k * 7) % 90);
+	pat[200] = 0;
+	for (di = 0; di < sizeof dists / sizeof dists[0]; di++) {
+		for (li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+			for (tail = 0; tail <= 40; tail++) {
+				struct enc e;
+				struct ref r;
+				char lits[41];
+
+				for (k = 0; k < tail; k++)
+					lits[k] = (char)('a' + k % 26);
+				lits[tail] = 0;
+				enc_init(&e);
+				ref_init(&r);
+				both_lits(&e, &r, pat);
+				both_match(&e, &r, dists[di], lens[li]);
+				both_lits(&e, &r, lits);
+				enc_finish(&e);
+				expect_roundtrip(&e, &r);
+				for (k = 0; k < lens[li]; k++)
+					ck_assert_uint_eq(r.buf[200 + k],
+					                  (uint8_t)pat[200 - dists[di] +
+					                               k % dists[di]]);
+				enc_free(&e);
+				free(r.buf);
+			}
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_distance_2_pattern_bytes)
 {
 	/* Hand-assembled: "ab" then distance 2, length 8 -> "ababababab". */
@@ -1156,6 +1202,7 @@ static Suite *lz77_suite(void)
 	tcase_add_test(tc, test_long_value_below_22);
 	tcase_add_test(tc, test_overlap_distance_1);
 	tcase_add_test(tc, test_overlap_short_periods);
+	tcase_add_test(tc, test_wide_match_room);
 	tcase_add_test(tc, test_distance_2_pattern_bytes);
 	tcase_add_test(tc, test_distance_before_start);
 	tcase_add_test(tc, test_match_overruns_cap);
