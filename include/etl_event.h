@@ -270,7 +270,10 @@ ETL_API void etl_ext_iter_init(struct etl_ext_iter *it, const struct etl_event *
 
 /*! etl_ext_iter_next() : fills *item with the next item.
  *  @return : ETL_OK, or ETL_END after the last one. The chain was validated
- *  when the event was read, so no other value is returned. */
+ *  when the event was read, so no other value is returned. For an event a
+ *  program filled in itself, the walk ends where fewer than 8 bytes of
+ *  ev->ext_size are left (an item size running past the chain included);
+ *  an item's data_size is as the bytes say. */
 ETL_API int etl_ext_iter_next(struct etl_ext_iter *it, struct etl_ext_item *item);
 
 #ifdef __cplusplus

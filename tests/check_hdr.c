@@ -909,6 +909,48 @@ START_TEST(test_event_header_all_ext)
 END_TEST
 
 /* Item data too short or inconsistent for its type -> ETL_FAILED. */
+START_TEST(test_ext_iter_program_event)
+{
+	/* An event put together by a program, not by the reader: an item
+	 * whose size runs past the chain, a count larger than the chain, a
+	 * chain shorter than an item header, no chain at all. The walk stops
+	 * at the end of ev->ext (the block is exactly ext_size bytes long, so
+	 * ASan sees any read past it). */
+	uint8_t *chain = malloc(16);
+	ck_assert_ptr_nonnull(chain);
+	static const uint8_t items[16] = { 8, 0, 11, 0, 1, 0, 0, 0,        /* schema item, no data */
+	                                   200, 0, 12, 0, 0, 0, 8, 0 };    /* traits: size 200     */
+	memcpy(chain, items, sizeof items);
+	struct etl_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = ETL_HDR_EVENT_HEADER64;
+	ev.ext = chain;
+	ev.ext_size = 16;
+	ev.ext_count = 5;
+	struct etl_ext_iter it;
+	struct etl_ext_item item;
+	etl_ext_iter_init(&it, &ev);
+	ck_assert_int_eq(etl_ext_iter_next(&it, &item), ETL_OK);
+	ck_assert_uint_eq(item.ext_type, 11);
+	ck_assert_ptr_eq(item.data, chain + 8);
+	ck_assert_int_eq(etl_ext_iter_next(&it, &item), ETL_OK);
+	ck_assert_uint_eq(item.ext_type, 12);
+	ck_assert_uint_eq(item.item_size, 200);
+	ck_assert_uint_eq(item.data_size, 8);
+	ck_assert_int_eq(etl_ext_iter_next(&it, &item), ETL_END);  /* position 208 > 16 */
+
+	ev.ext_size = 7;                         /* shorter than an item header */
+	etl_ext_iter_init(&it, &ev);
+	ck_assert_int_eq(etl_ext_iter_next(&it, &item), ETL_END);
+
+	ev.ext = NULL;                           /* a count, no chain */
+	ev.ext_size = 16;
+	etl_ext_iter_init(&it, &ev);
+	ck_assert_int_eq(etl_ext_iter_next(&it, &item), ETL_END);
+	free(chain);
+}
+END_TEST
+
 START_TEST(test_ext_decode_rejects)
 {
 	static const struct {
@@ -1465,6 +1507,7 @@ static Suite *hdr_suite(void)
 	tcase_add_test(tc, test_instance_guid_form);
 	tcase_add_test(tc, test_instance_old_form);
 	tcase_add_test(tc, test_event_header_all_ext);
+	tcase_add_test(tc, test_ext_iter_program_event);
 	tcase_add_test(tc, test_ext_decode_rejects);
 	tcase_add_test(tc, test_message_all_flags);
 	tcase_add_test(tc, test_legacy_warn);

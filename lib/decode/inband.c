@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/common/ext_walk.h"
 #include "lib/decode/decode_internal.h"
 
 #define IB_ENVELOPE_SIZE 8u
@@ -192,13 +193,9 @@ int etl__inband_match(const struct etl_event *ev)
 		return 0;
 	if (ev->id != ETL_INBAND_EVENT_ID || ev->opcode != ETL_INBAND_OPCODE)
 		return 0;
-	struct etl_ext_iter it;
-	struct etl_ext_item item;
-	etl_ext_iter_init(&it, ev);
-	while (etl_ext_iter_next(&it, &item) == ETL_OK)
-		if (item.ext_type == ETL_EXT_EVENT_SCHEMA_TL)
-			return 0;
-	return 1;
+	const uint8_t *schema;
+	uint16_t schema_size;
+	return !etl__ext_find(ev, ETL_EXT_EVENT_SCHEMA_TL, &schema, &schema_size);
 }
 
 static uint32_t add_uint(etl_decoder *d, uint32_t idx, const char *name, uint16_t in, uint16_t out,

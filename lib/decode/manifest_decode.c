@@ -47,6 +47,7 @@
 
 #include "lib/common/clock.h"
 #include "lib/common/cursor.h"
+#include "lib/common/ext_walk.h"
 #include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
 #include "lib/decode/manifest_internal.h"
@@ -548,13 +549,9 @@ int etl__mf_match(const struct etl_event *ev)
 {
 	if (ev->kind != ETL_HDR_EVENT_HEADER32 && ev->kind != ETL_HDR_EVENT_HEADER64)
 		return 0;
-	struct etl_ext_iter it;
-	struct etl_ext_item item;
-	etl_ext_iter_init(&it, ev);
-	while (ev->ext_count && etl_ext_iter_next(&it, &item) == ETL_OK)
-		if (item.ext_type == ETL_EXT_EVENT_SCHEMA_TL)
-			return 0;
-	return 1;
+	const uint8_t *schema;
+	uint16_t schema_size;
+	return !etl__ext_find(ev, ETL_EXT_EVENT_SCHEMA_TL, &schema, &schema_size);
 }
 
 /* Version fallback (an older version's template decoded a newer event):

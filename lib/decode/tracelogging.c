@@ -37,6 +37,7 @@
 
 #include "lib/common/clock.h"
 #include "lib/common/cursor.h"
+#include "lib/common/ext_walk.h"
 #include "lib/common/utf16.h"
 #include "lib/decode/decode_internal.h"
 #include "lib/decode/tracelogging_schema.h"
@@ -400,7 +401,7 @@ struct tl_items {
 
 static int find_items(const struct etl_event *ev, struct tl_items *it)
 {
-	struct etl_ext_iter i;
+	struct etl__ext_walk w = { 0, 0 };
 	struct etl_ext_item item;
 
 	memset(it, 0, sizeof *it);
@@ -408,8 +409,7 @@ static int find_items(const struct etl_event *ev, struct tl_items *it)
 		return 0;
 	if (!ev->ext_count || !ev->ext)
 		return 0;
-	etl_ext_iter_init(&i, ev);
-	while (etl_ext_iter_next(&i, &item) == ETL_OK) {
+	while (etl__ext_walk_next(ev, &w, &item)) {
 		if (item.ext_type == ETL_EXT_EVENT_SCHEMA_TL && !it->meta) {
 			it->meta = item.data;
 			it->meta_len = item.data_size;

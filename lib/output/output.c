@@ -15,6 +15,7 @@
 #include <string.h>
 #include "etl_output.h"
 #include "formats/output/out.h"
+#include "lib/common/ext_walk.h"
 #include "lib/common/zero.h"
 #include "lib/decode/decode_output.h"
 
@@ -124,10 +125,9 @@ static void system_from_event(struct etl_output *o, struct etl_out_rec *r,
 		break;
 	}
 	/* Extended items: RelatedActivityID and the user SID. */
-	struct etl_ext_iter it;
+	struct etl__ext_walk w = { 0, 0 };
 	struct etl_ext_item item;
-	etl_ext_iter_init(&it, ev);
-	while (ev->ext_count && etl_ext_iter_next(&it, &item) == ETL_OK) {
+	while (etl__ext_walk_next(ev, &w, &item)) {
 		struct etl_ext_typed t;
 		if ((item.ext_type != ETL_EXT_RELATED_ACTIVITYID && item.ext_type != ETL_EXT_SID) ||
 		    etl_ext_item_decode(&item, &t) != ETL_OK)

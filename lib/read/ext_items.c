@@ -8,6 +8,7 @@
 #include <string.h>
 #include "etl.h"
 #include "lib/common/cursor.h"
+#include "lib/common/ext_walk.h"
 
 void etl_ext_iter_init(struct etl_ext_iter *it, const struct etl_event *ev)
 {
@@ -19,18 +20,13 @@ void etl_ext_iter_init(struct etl_ext_iter *it, const struct etl_event *ev)
 int etl_ext_iter_next(struct etl_ext_iter *it, struct etl_ext_item *item)
 {
 	const struct etl_event *ev = it->ev;
-	if (it->index >= ev->ext_count || ev->ext_size - it->pos < 8)
+	struct etl__ext_walk w = { it->pos, it->index };
+	if (!etl__ext_walk_next(ev, &w, item))
 		return ETL_END;
-	const uint8_t *h = ev->ext + it->pos;
-	item->item_size = etl_le16(h);
-	item->ext_type = etl_le16(h + 2);
-	item->linkage = etl_le16(h + 4);
-	item->data_size = etl_le16(h + 6);
-	item->data = h + 8;
 	item->file_offset = ev->in_compressed ? ev->buffer_offset
 	                  : ev->file_offset + (uint64_t)(ev->ext - ev->record) + it->pos;
-	it->pos += item->item_size;
-	it->index++;
+	it->pos = w.pos;
+	it->index = w.index;
 	return ETL_OK;
 }
 
