@@ -318,7 +318,7 @@ void etl__memo_name_keep(struct etl_name_memo **tab, const char *name, size_t n,
 {
 	struct etl_name_memo *t = *tab;
 	if (!t) {
-		if (!(t = *tab = memo_table(sizeof *t, sizeof t->e[0], 4 * MEMO_START)))
+		if (!(t = *tab = memo_table(sizeof *t, sizeof t->e[0], MEMO_START)))
 			return;
 	} else if (should_grow(t->mask + 1, ++t->misses, NAME_MAX_SLOTS)) {
 		struct etl_name_memo *g = memo_table(sizeof *t, sizeof t->e[0], 2 * (t->mask + 1));
