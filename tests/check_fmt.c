@@ -308,6 +308,31 @@ START_TEST(test_json_strings_edges)
 }
 END_TEST
 
+/* Two bytes or sequences that are not plain at every pair of positions of
+ * strings of 19 and 34 bytes (one block and a partial one; two and a
+ * partial one): the SSE2 loop finds a block's second escape in the block's
+ * mask, with a UTF-8 sequence possibly running into the next block between
+ * the two. */
+START_TEST(test_json_strings_escape_pairs)
+{
+	static const char *const pieces[] = { "\"", "\n", "\x01", "\xC3\xA9", "\xE9",
+	                                      "\xF0\x9F\x98\x80", "\xE2\x82" };
+	const size_t np = sizeof pieces / sizeof pieces[0];
+	char buf[48];
+	static const size_t lens[] = { 19, 34 };
+	for (size_t li = 0; li < 2; li++)
+		for (size_t n = lens[li], a = 0; a < n; a++)
+			for (size_t b = a + 1; b < n; b++)
+				for (size_t i = 0; i < np; i++)
+					for (size_t j = 0; j < np; j++) {
+						memset(buf, 'q', sizeof buf);
+						memcpy(buf + b, pieces[j], strlen(pieces[j]));
+						memcpy(buf + a, pieces[i], strlen(pieces[i]));
+						check_json(buf, n);
+					}
+}
+END_TEST
+
 /* Each ASCII byte alone, against the escapes RFC 8259 gives it, spelled
  * out here (both escapers share the per-byte helper, so comparing them
  * with each other could not catch a wrong escape): " \ and the five
@@ -420,6 +445,7 @@ static Suite *fmt_suite(void)
 	tcase_add_test(tc, test_json_strings);
 	tcase_add_test(tc, test_json_ascii_escapes);
 	tcase_add_test(tc, test_json_strings_edges);
+	tcase_add_test(tc, test_json_strings_escape_pairs);
 	tcase_add_test(tc, test_ipv6);
 	suite_add_tcase(s, tc);
 	return s;

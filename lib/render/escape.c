@@ -315,8 +315,11 @@ static inline unsigned json_bad16(__m128i x)
 /* SSE2 form of the loop of json_string_direct(): 16 bytes per step, each
  * block stored whole (16 bytes of slack are reserved) and kept as far as
  * its bytes are plain; the last partial block goes through a zeroed
- * 16-byte copy whose bytes past the end are masked off. Returns the new
- * output position. */
+ * 16-byte copy whose bytes past the end are masked off. After an escape,
+ * the block's other escapes are found in its mask, not by testing the
+ * bytes again: script text has a quote or a line break every few
+ * characters, and testing a block after each escape made every escape wait
+ * for the test of the one before. Returns the new output position. */
 static char *json_escape_sse2(char *o, const unsigned char *p, size_t n)
 {
 	size_t i = 0;
@@ -332,12 +335,24 @@ static char *json_escape_sse2(char *o, const unsigned char *p, size_t n)
 			o += k;
 			continue;
 		}
-		size_t k = (size_t)__builtin_ctz(m);    /* plain bytes before */
-		i += k;
-		o += k;
-		size_t used;
-		o += json_escape_at(o, p + i, n - i, &used);
-		i += used;
+		/* m: the block's bytes that are not plain, bit j for p[base + j];
+		 * the bytes from i to the next one are at o already. */
+		size_t base = i;
+		for (;;) {
+			size_t at = base + (size_t)__builtin_ctz(m);
+			o += at - i;
+			size_t used;
+			o += json_escape_at(o, p + at, n - at, &used);
+			i = at + used;
+			size_t done = i - base;        /* 1..19: a UTF-8 sequence may run past */
+			m = done < 16 ? m & ~((1u << done) - 1) : 0;
+			if (!m)
+				break;
+			/* The plain bytes up to the next escape (fewer than 16;
+			 * the block read stops at the string's end). */
+			unsigned v;
+			_mm_storeu_si128((__m128i *)(void *)o, etl__sse_block(p + i, n - i, &v));
+		}
 	}
 	return o;
 }
