@@ -69,16 +69,22 @@ START_TEST(test_utf16_simd)
 			buf[n - 1] = (uint8_t)rnd();
 		check_utf16(buf, n);
 	}
-	/* one NUL at every place, in all-ASCII text, every length to 3 blocks */
-	for (size_t n = 0; n <= 48; n++) {
+	/* One NUL, or one unit from 0x80, at every place in ASCII text, every
+	 * length up to two 32-byte steps and a 16-byte one. */
+	static const uint16_t odd[] = { 0, 0x80, 0x100, 0xE9, 0xD83D };
+	for (size_t n = 0; n <= 80; n++) {
 		for (size_t at = 0; at <= n; at += 2) {
-			for (size_t k = 0; k + 1 < n; k += 2) {
-				buf[k] = 'x';
-				buf[k + 1] = 0;
+			for (size_t u = 0; u < sizeof odd / sizeof odd[0]; u++) {
+				for (size_t k = 0; k + 1 < n; k += 2) {
+					buf[k] = 'x';
+					buf[k + 1] = 0;
+				}
+				if (at + 1 < n) {
+					buf[at] = (uint8_t)odd[u];
+					buf[at + 1] = (uint8_t)(odd[u] >> 8);
+				}
+				check_utf16(buf, n);
 			}
-			if (at + 1 < n)
-				buf[at] = 0;
-			check_utf16(buf, n);
 		}
 	}
 	ck_assert(etl__utf16_simd() == 0 || etl__utf16_simd() == 1);

@@ -87,8 +87,19 @@ size_t etl__utf16_to_utf8_buf_ex(const uint8_t *p, size_t n, char *out, int simd
 	(void)simd;
 	while (i < n) {
 #if UTF16_SSE2
-		/* Eight code units at a time while all are ASCII: their low
-		 * bytes packed into eight output bytes. */
+		/* Sixteen code units at a time while all are ASCII, then eight:
+		 * their low bytes packed into as many output bytes. */
+		if (simd && n - i >= 32) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+			__m128i hi = _mm_and_si128(_mm_or_si128(x, y), _mm_set1_epi16((short)0xFF80));
+			if (_mm_movemask_epi8(_mm_cmpeq_epi16(hi, _mm_setzero_si128())) == 0xFFFF) {
+				_mm_storeu_si128((__m128i *)(void *)(out + o), _mm_packus_epi16(x, y));
+				o += 16;
+				i += 32;
+				continue;
+			}
+		}
 		if (simd && n - i >= 16) {
 			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
 			__m128i hi = _mm_and_si128(x, _mm_set1_epi16((short)0xFF80));
@@ -138,7 +149,15 @@ size_t etl__utf16_nul_ex(const uint8_t *p, size_t n, int simd)
 	size_t i = 0;
 	(void)simd;
 #if UTF16_SSE2
-	/* Eight code units per step: the first zero 16-bit lane. */
+	/* Sixteen code units per step while none is zero (one test for two
+	 * blocks: strings run to thousands of characters), then eight. */
+	for (; simd && i + 32 <= n; i += 32) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+		__m128i z = _mm_setzero_si128();
+		if (_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi16(x, z), _mm_cmpeq_epi16(y, z))))
+			break;
+	}
 	for (; simd && i + 16 <= n; i += 16) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(x, _mm_setzero_si128()));
