@@ -124,7 +124,8 @@ static inline uint8_t *copy_match(uint8_t *op, size_t dist, size_t len,
 		 * hence out[j] = out[j - k*dist] once j - (k-1)*dist is still in
 		 * the match. Write the first (k-1)*dist bytes (< 8) one by one,
 		 * then copy 8 at a time from k*dist >= 8 bytes back. */
-		size_t wide = ((8 + dist - 1) / dist) * dist;
+		static const uint8_t wide_of[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
+		size_t wide = wide_of[dist];    /* the least multiple >= 8; no division */
 		size_t pre = wide - dist;
 
 		if (pre < len) {
