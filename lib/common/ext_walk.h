@@ -5,9 +5,10 @@
  *
  * Inline because the decoder's sources and the output each look through
  * the items of every event for one or two types (a TraceLogging schema, a
- * related activity id, a SID): called through the public iterator, with
- * the file offset it works out for each item, these scans took 8-9 % of a
- * TraceLogging-to-JSON conversion whose events carry two items each.
+ * related activity id, a SID): called through the public iterator, which
+ * also works out each item's file offset, these scans took 6 % of the
+ * samples of a TraceLogging-to-JSON conversion whose events carry two
+ * items each.
  *
  * The reader validated the chain (sizes, count) when it decoded the record;
  * the walk still stops where fewer than 8 bytes are left, so an event put
@@ -44,19 +45,14 @@ static inline int etl__ext_walk_next(const struct etl_event *ev, struct etl__ext
 	return 1;
 }
 
-/* The data of ev's first item of type `type`: *data and *size set and 1
- * returned, or 0 if it has none. */
-static inline int etl__ext_find(const struct etl_event *ev, uint16_t type, const uint8_t **data,
-                                uint16_t *size)
+/* 1 when ev has an item of type `type`, else 0. */
+static inline int etl__ext_has(const struct etl_event *ev, uint16_t type)
 {
 	struct etl__ext_walk w = { 0, 0 };
 	struct etl_ext_item item;
 	while (etl__ext_walk_next(ev, &w, &item))
-		if (item.ext_type == type) {
-			*data = item.data;
-			*size = item.data_size;
+		if (item.ext_type == type)
 			return 1;
-		}
 	return 0;
 }
 

@@ -193,9 +193,7 @@ int etl__inband_match(const struct etl_event *ev)
 		return 0;
 	if (ev->id != ETL_INBAND_EVENT_ID || ev->opcode != ETL_INBAND_OPCODE)
 		return 0;
-	const uint8_t *schema;
-	uint16_t schema_size;
-	return !etl__ext_find(ev, ETL_EXT_EVENT_SCHEMA_TL, &schema, &schema_size);
+	return !etl__ext_has(ev, ETL_EXT_EVENT_SCHEMA_TL);
 }
 
 static uint32_t add_uint(etl_decoder *d, uint32_t idx, const char *name, uint16_t in, uint16_t out,

@@ -549,9 +549,7 @@ int etl__mf_match(const struct etl_event *ev)
 {
 	if (ev->kind != ETL_HDR_EVENT_HEADER32 && ev->kind != ETL_HDR_EVENT_HEADER64)
 		return 0;
-	const uint8_t *schema;
-	uint16_t schema_size;
-	return !etl__ext_find(ev, ETL_EXT_EVENT_SCHEMA_TL, &schema, &schema_size);
+	return !etl__ext_has(ev, ETL_EXT_EVENT_SCHEMA_TL);
 }
 
 /* Version fallback (an older version's template decoded a newer event):
