@@ -156,10 +156,11 @@ START_TEST(test_xml_escape_random)
 }
 END_TEST
 
-/* One ASCII character (the XML renderer's char arrays) as content. */
+/* One character (the XML renderer's char arrays) as content: ASCII, and a
+ * lone byte from 0x80, which is no UTF-8 sequence (U+FFFD). */
 START_TEST(test_xml_char)
 {
-	for (unsigned c = 0; c < 0x80; c++) {
+	for (unsigned c = 0; c < 0x100; c++) {
 		char ch = (char)c, o[8];
 		struct etl_outbuf want;
 		memset(&want, 0, sizeof want);
@@ -167,6 +168,8 @@ START_TEST(test_xml_char)
 		size_t n = etl__out_xml_char(o, (unsigned char)c);
 		ck_assert_uint_eq(n, want.len);
 		ck_assert_int_eq(memcmp(o, want.p, n), 0);
+		if (c >= 0x80)
+			ck_assert_int_eq(memcmp(o, "\xEF\xBF\xBD", 3), 0);
 		etl__ob_free(&want);
 	}
 }

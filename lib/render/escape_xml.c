@@ -80,6 +80,8 @@ size_t etl__out_xml_char(char *o, unsigned char c)
 		o[0] = (char)c;
 		return 1;
 	}
+	if (c >= 0x80)                  /* a lone byte is no UTF-8 sequence */
+		return PUT(o, "\xEF\xBF\xBD");
 	return escape_at(o, &c, 1, 0, &used);
 }
 

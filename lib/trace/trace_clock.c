@@ -70,9 +70,11 @@ static _Atomic int64_t g_tsc_hz;        /* the latest rate              */
 #if defined(__x86_64__)
 /* A TSC reading and CLOCK_MONOTONIC at the same moment: the tightest of
  * a few brackets. */
-static void tsc_pair(uint64_t *tsc, int64_t *ns)
+static int tsc_pair(uint64_t *tsc, int64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
+	*tsc = 0;
+	*ns = 0;
 	for (int i = 0; i < 8; i++) {
 		uint64_t a = __rdtsc();
 		int64_t t = etl__rt_mono_ns();
@@ -83,6 +85,7 @@ static void tsc_pair(uint64_t *tsc, int64_t *ns)
 			*ns = t;
 		}
 	}
+	return best != UINT64_MAX;      /* 0: the counter went back every time */
 }
 
 static int file_has(const char *path, const char *prefix, const char *const *words, int n)
@@ -127,12 +130,12 @@ static void tsc_init(void)
 		return;
 	uint64_t t1;
 	int64_t n1;
-	tsc_pair(&g_tsc0, &g_tsc_ns0);
+	if (!tsc_pair(&g_tsc0, &g_tsc_ns0))
+		return;
 	struct timespec d = { 0, 10 * 1000 * 1000 };
 	while (nanosleep(&d, &d) != 0)
 		;
-	tsc_pair(&t1, &n1);
-	if (t1 <= g_tsc0 || n1 <= g_tsc_ns0)
+	if (!tsc_pair(&t1, &n1) || t1 <= g_tsc0 || n1 <= g_tsc_ns0)
 		return;
 	int64_t hz = (int64_t)((__int128)(t1 - g_tsc0) * 1000000000 / (n1 - g_tsc_ns0));
 	if (hz < 1000000)
@@ -148,9 +151,8 @@ static int64_t tsc_refresh(void)
 #if defined(__x86_64__)
 	uint64_t t;
 	int64_t n;
-	tsc_pair(&t, &n);
 	/* The interval only grows: each measure is at least as good. */
-	if (t > g_tsc0 && n > g_tsc_ns0) {
+	if (tsc_pair(&t, &n) && t > g_tsc0 && n > g_tsc_ns0) {
 		int64_t hz = (int64_t)((__int128)(t - g_tsc0) * 1000000000 / (n - g_tsc_ns0));
 		if (hz >= 1000000)
 			atomic_store(&g_tsc_hz, hz);
