@@ -576,6 +576,103 @@ START_TEST(test_output_xml_top_names_repeat)
 }
 END_TEST
 
+/* Arrays of integers in XML: each element <Data Name="name[k]">, hex
+ * ones masked to their width with 0x, decimal ones signed or not; an
+ * element of another type than the first is written as a value of its own
+ * type. The expected text is made here with snprintf. */
+struct int_array {
+	const char *name;
+	int kind;
+	unsigned in, out;
+	uint32_t n;
+};
+
+static size_t expect_elem(char *o, size_t room, const char *name, uint32_t k, const struct etl_prop *e)
+{
+	int hex = e->out_type == ETL_OUT_HEXINT8 || e->out_type == ETL_OUT_HEXINT32 ||
+	          e->in_type == ETL_IN_HEXINT32 || e->in_type == ETL_IN_POINTER;
+	unsigned bits = e->in_type == ETL_IN_UINT8 ? 8 : e->in_type == ETL_IN_INT32 || e->in_type == ETL_IN_UINT32 ||
+	                e->in_type == ETL_IN_HEXINT32 ? 32 : 64;
+	uint64_t u = bits < 64 ? e->v.u & ((1ull << bits) - 1) : e->v.u;
+	int n;
+	if (hex)
+		n = snprintf(o, room, "<Data Name=\"%s[%u]\">0x%llx</Data>", name, k, (unsigned long long)u);
+	else if (e->kind == ETL_VAL_INT)
+		n = snprintf(o, room, "<Data Name=\"%s[%u]\">%lld</Data>", name, k, (long long)e->v.i);
+	else
+		n = snprintf(o, room, "<Data Name=\"%s[%u]\">%llu</Data>", name, k, (unsigned long long)e->v.u);
+	ck_assert(n > 0 && (size_t)n < room);
+	return (size_t)n;
+}
+
+START_TEST(test_output_xml_int_arrays)
+{
+	static const char long_name[] = "IntegersUnderANameOfSixtyBytes_0123456789012345678901234567";
+	static const struct int_array arr[] = {
+		{ "Stack", ETL_VAL_UINT, ETL_IN_POINTER, 0, 105 },
+		{ "h32", ETL_VAL_INT, ETL_IN_HEXINT32, 0, 3 },
+		{ "h8", ETL_VAL_UINT, ETL_IN_UINT8, ETL_OUT_HEXINT8, 2 },
+		{ "d", ETL_VAL_INT, ETL_IN_INT64, 0, 4 },
+		{ "u", ETL_VAL_UINT, ETL_IN_UINT64, 0, 4 },
+		{ long_name, ETL_VAL_UINT, ETL_IN_UINT32, 0, 12 },
+	};
+	static const uint64_t some[] = { 0, UINT64_MAX, 0xfffff88000dce191ull, 0x8000000000000000ull,
+	                                 0x7fffffffffffffffull, 10, 99, 100, 0x1AB, 0xFFFFFFFF00000010ull };
+	enum { NARR = sizeof arr / sizeof arr[0], NPROPS = 200 };
+	static struct etl_prop props[NPROPS];
+	struct built b;
+	build_event(&b);
+	uint32_t n = NARR + 1, at = 0;       /* the arrays, then "mixed" */
+	for (uint32_t a = 0; a < NARR; a++) {
+		set_prop(&props[a], arr[a].name, ETL_VAL_ARRAY, arr[a].in, arr[a].out, ETL_PROP_NO_PARENT);
+		props[a].first_child = n;
+		props[a].n_children = arr[a].n;
+		for (uint32_t k = 0; k < arr[a].n; k++, at++) {
+			set_prop(&props[n], arr[a].name, arr[a].kind, arr[a].in, arr[a].out, a);
+			props[n++].v.u = some[at % (sizeof some / sizeof some[0])] ^ (at > 10 ? (uint64_t)at << 40 : 0);
+		}
+	}
+	props[props[1].first_child].v.i = -1;           /* h32[0]: 0xffffffff */
+	props[props[2].first_child].v.u = 0x1AB;        /* h8[0]: 0xab */
+	/* mixed: hex, then a decimal INT32, a character (U+0041), and hex again */
+	set_prop(&props[NARR], "mixed", ETL_VAL_ARRAY, ETL_IN_HEXINT32, 0, ETL_PROP_NO_PARENT);
+	props[NARR].first_child = n;
+	props[NARR].n_children = 4;
+	set_prop(&props[n], "mixed", ETL_VAL_UINT, ETL_IN_HEXINT32, 0, NARR);
+	props[n++].v.u = 0xBEEF;
+	set_prop(&props[n], "mixed", ETL_VAL_INT, ETL_IN_INT32, 0, NARR);
+	props[n++].v.i = -1;
+	set_prop(&props[n], "mixed", ETL_VAL_UINT, ETL_IN_UINT8, ETL_OUT_STRING, NARR);
+	props[n++].v.u = 'A';
+	set_prop(&props[n], "mixed", ETL_VAL_UINT, ETL_IN_HEXINT32, 0, NARR);
+	props[n++].v.u = 0x1FFFFFFFFull;
+	ck_assert_uint_le(n, NPROPS);
+	b.dec.props = props;
+	b.dec.n_props = n;
+
+	struct mem m;
+	memset(&m, 0, sizeof m);
+	render_built("xml", &b, &b.dec, &m);
+	tu_putbytes(&m.b, "", 1);
+	const char *s = (const char *)m.b.p;
+	static char want[16384];
+	for (uint32_t a = 0; a < NARR; a++) {
+		size_t len = 0;
+		for (uint32_t k = 0; k < arr[a].n; k++)
+			len += expect_elem(want + len, sizeof want - len, arr[a].name, k, &props[props[a].first_child + k]);
+		ck_assert_msg(count_of(s, want) == 1, "%s: its %u elements are not written once as expected",
+		              arr[a].name, arr[a].n);
+	}
+	ck_assert_int_eq(count_of(s, "<Data Name=\"Stack[1]\">0xffffffffffffffff</Data>"
+	                             "<Data Name=\"Stack[2]\">0xfffff88000dce191</Data>"), 1);
+	ck_assert_int_eq(count_of(s, "<Data Name=\"h32[0]\">0xffffffff</Data>"), 1);
+	ck_assert_int_eq(count_of(s, "<Data Name=\"h8[0]\">0xab</Data>"), 1);
+	ck_assert_int_eq(count_of(s, "<Data Name=\"mixed[0]\">0xbeef</Data><Data Name=\"mixed[1]\">-1</Data>"
+	                             "<Data Name=\"mixed[2]\">A</Data><Data Name=\"mixed[3]\">0xffffffff</Data>"), 1);
+	tu_bytes_free(&m.b);
+}
+END_TEST
+
 /* Value formatting (doc/decoding.md §6.2) and the JSON shape. */
 START_TEST(test_output_json_values)
 {
@@ -958,6 +1055,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tb, test_output_nasty_strings_wellformed);
 	tcase_add_test(tb, test_output_xml_replacements);
 	tcase_add_test(tb, test_output_xml_top_names_repeat);
+	tcase_add_test(tb, test_output_xml_int_arrays);
 	tcase_add_test(tb, test_output_json_values);
 	tcase_add_test(tb, test_output_undecodable_kept);
 	tcase_add_test(tb, test_output_text_and_csv_lists);
