@@ -161,8 +161,9 @@ FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(LIB_OPT) $(LTO_CFLAGS) $(LTO_LDFLAGS) $(XML_D
 ifneq ($(strip $(FLAGS_NOW)),$(strip $(file <$(FLAGS_STAMP))))
 $(FLAGS_STAMP): FORCE
 endif
+# (Not under make -n, which expands recipes too but must change nothing.)
 $(FLAGS_STAMP):
-	$(shell mkdir -p $(@D))$(file >$@,$(FLAGS_NOW))
+	$(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(shell mkdir -p $(@D))$(file >$@,$(FLAGS_NOW)))
 FORCE:
 .PHONY: FORCE
 
