@@ -69,7 +69,8 @@ static _Atomic int64_t g_tsc_hz;        /* the latest rate              */
 
 #if defined(__x86_64__)
 /* A TSC reading and CLOCK_MONOTONIC at the same moment: the tightest of
- * a few brackets. */
+ * a few brackets. Returns 0, both set to 0, when the counter went back in
+ * every bracket (no pair to trust). */
 static int tsc_pair(uint64_t *tsc, int64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
