@@ -22,6 +22,15 @@
  * against 1.7 x. Exit status 0 whether or not the target is met; 1 when
  * a run fails.
  *
+ * For JSONL, each round also runs two -j 1 conversions side by side
+ * (started together, timed until both ended): convert.machine_scaling_j2
+ * is 2 x the best -j 1 time over the best of those, what the machine gives
+ * two independent conversions at that moment, convert.machine_cpu_j2 their
+ * least summed CPU time over twice -j 1's (above 1 when the two processors
+ * slow each other down: shared caches, memory, or a host running other
+ * machines' work on the same cores), and convert.scaling_j2_vs_machine
+ * is convert.scaling_j2 over convert.machine_scaling_j2.
+ *
  * The CPU time tells what wall-clock figures on a busy machine cannot:
  * convert.jsonl.cpu_j2 is -j 2's least CPU time over -j 1's (the work the
  * threads add: copies, hand-overs, a decoder per thread), and 2 over it
@@ -83,29 +92,42 @@ static struct cmd command(const char *tool, const char *fmt, const char *jobs, c
 	return c;
 }
 
+/* Runs `copies` instances of c at once (1, or 2 for the machine's own
+ * scaling), each with its standard output to out_fd. @return : wall
+ * seconds until the last one ended; *cpu the children's user + system
+ * seconds, summed. Dies when one fails. */
+static double run_copies(const struct cmd *c, int copies, int out_fd, double *cpu)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid[2];
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+	double t = now();
+	for (int i = 0; i < copies; i++)
+		if (posix_spawn(&pid[i], c->argv[0], &fa, NULL, c->argv, environ) != 0)
+			die("cannot run %s", c->argv[0]);
+	*cpu = 0;
+	for (int i = 0; i < copies; i++) {
+		int st;
+		struct rusage ru;
+		while (wait4(pid[i], &st, 0, &ru) < 0)
+			if (errno != EINTR)
+				die("wait for %s failed", c->argv[0]);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			die("%s failed (exit status not 0)", c->argv[0]);
+		*cpu += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		        (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	}
+	t = now() - t;
+	posix_spawn_file_actions_destroy(&fa);
+	return t;
+}
+
 /* Runs c with its standard output to out_fd. @return : wall seconds;
  * *cpu the child's user + system seconds. Dies when it fails. */
 static double run(const struct cmd *c, int out_fd, double *cpu)
 {
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int st;
-	struct rusage ru;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
-	double t = now();
-	if (posix_spawn(&pid, c->argv[0], &fa, NULL, c->argv, environ) != 0)
-		die("cannot run %s", c->argv[0]);
-	while (wait4(pid, &st, 0, &ru) < 0)
-		if (errno != EINTR)
-			die("wait for %s failed", c->argv[0]);
-	t = now() - t;
-	posix_spawn_file_actions_destroy(&fa);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		die("%s failed (exit status not 0)", c->argv[0]);
-	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-	return t;
+	return run_copies(c, 1, out_fd, cpu);
 }
 
 /* The lines c writes (the events of a JSONL conversion). */
@@ -192,7 +214,7 @@ int main(int argc, char **argv)
 	load("before");
 
 	static const char *const fmts[] = { "jsonl", "xml" };
-	double rate[2][3] = { { 0 } }, cpu_ratio = 0;
+	double rate[2][3] = { { 0 } }, cpu_ratio = 0, machine = 0, machine_cpu = 0;
 	for (int f = 0; f < 2; f++) {
 		char **files = inputs[f];
 		int nfiles = ninputs[f];
@@ -214,7 +236,11 @@ int main(int argc, char **argv)
 			best[j] = min_cpu[j] = 1e30;
 			best_cpu[j] = 0;
 		}
-		for (int r = 0; r < reps; r++)
+		/* JSONL: two -j 1 runs side by side as well, taking their turn
+		 * with the others: what the machine gives two independent
+		 * conversions at that moment. */
+		double pair_best = 1e30, pair_cpu = 0, pair_min_cpu = 1e30;
+		for (int r = 0; r < reps; r++) {
 			for (int j = 0; j < njobs; j++) {
 				double t = run(&c[j], devnull, &cpu);
 				if (cpu < min_cpu[j])
@@ -224,8 +250,23 @@ int main(int argc, char **argv)
 					best_cpu[j] = cpu;
 				}
 			}
-		if (f == 0)
+			if (f == 0) {
+				double t = run_copies(&c[0], 2, devnull, &cpu);
+				if (cpu < pair_min_cpu)
+					pair_min_cpu = cpu;
+				if (t < pair_best) {
+					pair_best = t;
+					pair_cpu = cpu;
+				}
+			}
+		}
+		if (f == 0) {
 			cpu_ratio = min_cpu[1] / min_cpu[0];
+			machine = 2 * best[0] / pair_best;
+			machine_cpu = pair_min_cpu / (2 * min_cpu[0]);
+			printf("# two -j 1 runs side by side: %.2f s wall, %.2f s CPU (user + system, both)\n",
+			       pair_best, pair_cpu);
+		}
 		for (int j = 0; j < njobs; j++) {
 			rate[f][j] = (double)events * k / best[j] / 1e6;
 			printf("convert.%s.j%s %.2f Mev/s\n", fmts[f], jobs[j], rate[f][j]);
@@ -241,6 +282,12 @@ int main(int argc, char **argv)
 	printf("convert.jsonl.cpu_j2 %.2f x\n", cpu_ratio);
 	printf("# JSONL -j 2 on two idle processors: at most %.2f x (2 / convert.jsonl.cpu_j2)\n",
 	       2 / cpu_ratio);
+	printf("convert.machine_scaling_j2 %.2f x\n", machine);
+	printf("convert.machine_cpu_j2 %.2f x\n", machine_cpu);
+	printf("convert.scaling_j2_vs_machine %.2f x\n", s_jsonl / machine);
+	printf("# the machine: two -j 1 JSONL runs side by side finish %.2f x as many events per second as"
+	       " one, and each takes %.2f x the CPU time of a run alone (more than 1: the processors slow"
+	       " each other down, as -j 2's threads are then slowed too)\n", machine, machine_cpu);
 	load("after");
 	double l[1];
 	if (getloadavg(l, 1) == 1 && l[0] > ncpu)
