@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -850,6 +851,11 @@ char *tu_tool_path(const char *name)
 
 int tu_run_tool(char *const argv[], const char *out_path, const char *err_path)
 {
+	return tu_run_tool_rss(argv, out_path, err_path, NULL);
+}
+
+int tu_run_tool_rss(char *const argv[], const char *out_path, const char *err_path, long *maxrss_kib)
+{
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
@@ -864,8 +870,11 @@ int tu_run_tool(char *const argv[], const char *out_path, const char *err_path)
 		_exit(127);
 	}
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		ck_assert_msg(errno == EINTR, "waitpid: %s", strerror(errno));
+	struct rusage ru;
+	while (wait4(pid, &st, 0, &ru) < 0)
+		ck_assert_msg(errno == EINTR, "wait4: %s", strerror(errno));
+	if (maxrss_kib)
+		*maxrss_kib = ru.ru_maxrss;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1 - WTERMSIG(st);
 }
 

@@ -73,6 +73,10 @@ char *tu_tool_path(const char *name);
  *  status, or -1 - signal when a signal ended it. */
 int tu_run_tool(char *const argv[], const char *out_path, const char *err_path);
 
+/*! tu_run_tool_rss() : tu_run_tool(), and *maxrss_kib (when not NULL) the
+ *  tool's peak resident set in KiB (wait4()'s ru_maxrss). */
+int tu_run_tool_rss(char *const argv[], const char *out_path, const char *err_path, long *maxrss_kib);
+
 /*! tu_load_file() : the whole file in a malloc'd block (one spare NUL byte
  *  after the end, so text can be parsed in place). *len = file size. */
 uint8_t *tu_load_file(const char *path, size_t *len);
