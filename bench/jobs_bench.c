@@ -42,6 +42,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,26 +101,39 @@ static double run_copies(const struct cmd *c, int copies, int out_fd, double *cp
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid[2];
+	int started = 0, failed = 0;
+	if (copies < 1 || copies > (int)(sizeof pid / sizeof pid[0]))
+		die("run_copies: copies out of range%s", "");
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
 	double t = now();
-	for (int i = 0; i < copies; i++)
-		if (posix_spawn(&pid[i], c->argv[0], &fa, NULL, c->argv, environ) != 0)
-			die("cannot run %s", c->argv[0]);
+	for (; started < copies; started++)
+		if (posix_spawn(&pid[started], c->argv[0], &fa, NULL, c->argv, environ) != 0) {
+			failed = 1;     /* the copies started are stopped below */
+			break;
+		}
 	*cpu = 0;
-	for (int i = 0; i < copies; i++) {
+	/* Every copy started is waited for before any failure is reported,
+	 * so that none is left running after the bench. */
+	for (int i = 0; i < started; i++) {
 		int st;
 		struct rusage ru;
+		if (failed)
+			kill(pid[i], SIGTERM);
 		while (wait4(pid[i], &st, 0, &ru) < 0)
 			if (errno != EINTR)
 				die("wait for %s failed", c->argv[0]);
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			die("%s failed (exit status not 0)", c->argv[0]);
+			failed = failed ? failed : 2;
 		*cpu += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 		        (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	}
 	t = now() - t;
 	posix_spawn_file_actions_destroy(&fa);
+	if (failed == 1)
+		die("cannot run %s", c->argv[0]);
+	if (failed)
+		die("%s failed (exit status not 0)", c->argv[0]);
 	return t;
 }
 
@@ -287,7 +301,7 @@ int main(int argc, char **argv)
 	printf("convert.scaling_j2_vs_machine %.2f x\n", s_jsonl / machine);
 	printf("# the machine: two -j 1 JSONL runs side by side finish %.2f x as many events per second as"
 	       " one, and each takes %.2f x the CPU time of a run alone (more than 1: the processors slow"
-	       " each other down, as -j 2's threads are then slowed too)\n", machine, machine_cpu);
+	       " each other down, which slows -j 2's threads too)\n", machine, machine_cpu);
 	load("after");
 	double l[1];
 	if (getloadavg(l, 1) == 1 && l[0] > ncpu)

@@ -74,7 +74,9 @@ char *tu_tool_path(const char *name);
 int tu_run_tool(char *const argv[], const char *out_path, const char *err_path);
 
 /*! tu_run_tool_rss() : tu_run_tool(), and *maxrss_kib (when not NULL) the
- *  tool's peak resident set in KiB (wait4()'s ru_maxrss). */
+ *  tool's peak resident set (wait4()'s ru_maxrss, KiB on Linux). Linux
+ *  counts the forked child's memory before exec too, so the figure is at
+ *  least the caller's resident set at the fork: compare differences. */
 int tu_run_tool_rss(char *const argv[], const char *out_path, const char *err_path, long *maxrss_kib);
 
 /*! tu_load_file() : the whole file in a malloc'd block (one spare NUL byte
