@@ -75,19 +75,12 @@ static void tmp_setup(void)
 
 static void tmp_teardown(void)
 {
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
-	if (system(cmd) != 0)
-		fprintf(stderr, "check_parallel_memory: cannot remove %s\n", g_tmp);
+	tu_remove_tree(g_tmp);
 }
 
 static char *tmp_path(const char *name)
 {
-	size_t n = strlen(g_tmp) + strlen(name) + 2;
-	char *p = malloc(n);
-	ck_assert_ptr_nonnull(p);
-	snprintf(p, n, "%s/%s", g_tmp, name);
-	return p;
+	return tu_join_path(g_tmp, name);
 }
 
 /* The events etldump counts in path. */

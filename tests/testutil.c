@@ -833,6 +833,30 @@ void tu_corpus_list_free(char **names)
 	free(names);
 }
 
+char *tu_join_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	ck_assert_ptr_nonnull(p);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+void tu_remove_tree(const char *dir)
+{
+	size_t n = strlen(dir) + 16;
+	char *cmd = malloc(n);
+	if (cmd) {
+		snprintf(cmd, n, "rm -rf '%s'", dir);
+		if (system(cmd) == 0) {
+			free(cmd);
+			return;
+		}
+		free(cmd);
+	}
+	fprintf(stderr, "cannot remove %s\n", dir);
+}
+
 char *tu_tool_path(const char *name)
 {
 	char self[4096];

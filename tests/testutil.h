@@ -62,6 +62,13 @@ void tu_skip(const char *test, const char *fmt, ...)
 char **tu_corpus_list(size_t *n);
 void tu_corpus_list_free(char **names);
 
+/*! tu_join_path() : "dir/name", newly allocated. */
+char *tu_join_path(const char *dir, const char *name);
+
+/*! tu_remove_tree() : removes dir and everything under it (rm -rf); says
+ *  so on stderr when it cannot. Usable outside a test (no ck_assert). */
+void tu_remove_tree(const char *dir);
+
 /*! tu_tool_path() : the path of the command-line tool name ("etlreplay")
  *  of the build the running test program belongs to (its ../bin),
  *  newly allocated. */
