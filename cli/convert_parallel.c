@@ -59,6 +59,20 @@
  * distinct TraceLogging schemas), past which a decoder starts afresh:
  * each worker's decoder meets only its share.
  *
+ * Threads that start late. Each worker loads every --manifest, --tmf and
+ * --mof itself, which costs as much as rendering a great many events (a
+ * 1 MiB manifest: about 50 ms, some 100,000 events). When the inputs are
+ * large (PAR_LAZY_BYTES or more) or their size is not known, workers 1..
+ * start at once and load while the caller loads. Below that size a trace
+ * may be over before another thread's loads are: there workers 1.. start
+ * only once the reader's estimate of what is left to convert on its own
+ * (the time spent so far, times the bytes of input left over the bytes
+ * read) reaches twice the caller's own loading time: a worker started
+ * with less left would be ready about when the caller were done without
+ * it (and a worker costs its loading time in processor time).
+ * Until they start, the log keeps its entries for them, and a log that
+ * fills starts them at once (they then learn it and let it shrink).
+ *
  * Failures stop the run where -j 1 stops: an input that cannot be read
  * on (a STOP note), out of memory decoding an event, the output that
  * cannot be written; the worker writing that place then tells the others
@@ -68,6 +82,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "convert.h"
 #include "convert_parallel.h"
 
@@ -76,6 +91,12 @@
 #define PAR_BATCHES(workers) (2 * (workers) + 1)
 
 enum { WAIT_FREE = 1, WAIT_ROOM };
+
+/* Inputs of at least this many bytes (all of known size) start every
+ * worker at once; smaller ones start workers 1.. when they are worth it
+ * (see "Threads that start late"; the environment variable
+ * ETLCONVERT_LAZY_BYTES sets another size, 0: always at once). */
+#define PAR_LAZY_BYTES ((uint64_t)4 << 20)
 
 /* The copies of records that carry schemas not yet learnt by every worker
  * take at most about this much: past it, the reader waits (less when the
@@ -148,6 +169,13 @@ struct par {
 	struct par_batch *cur;     /* the batch being filled                  */
 	int reader_oom;
 	const struct convert_options *o;
+	/* workers 1.. that start late (the reader's, but for lazy, which is
+	 * set before the threads run) */
+	int lazy;                  /* they have yet to start                  */
+	double t_new, t_go;        /* when this run was made, and set going   */
+	double load_time;          /* t_go - t_new: the caller's loads        */
+	uint64_t lazy_events;      /* ETLCONVERT_LAZY_EVENTS: they start at
+	                              this event instead (tests); 0: by time  */
 	/* the writer's (no lock: the writing worker only) */
 	etl_outfile *f;
 	char *why;                 /* the output handle's failure            */
@@ -259,6 +287,7 @@ static void fail_run(struct par *p)
 
 static void work_on(struct par_worker *w, struct par_batch *b);
 static int learn_idle(struct par_worker *w);
+static void start_lazy(struct par *p, int now);
 
 /* The first batch sent and not yet taken. Under the lock. */
 static struct par_batch *fifo_pop(struct par *p)
@@ -332,6 +361,7 @@ static struct par_batch *send(struct par *p, int last, int own)
 static int next_batch(struct par *p)
 {
 	send(p, 0, 0);
+	start_lazy(p, 0);
 	p->cur = take_free(p);
 	return p->cur ? 0 : -1;
 }
@@ -384,6 +414,7 @@ static void log_room(struct par *p)
 {
 	if (p->cur && p->cur->n && next_batch(p) != 0)
 		return;
+	start_lazy(p, 1);                     /* they hold the log up */
 	pthread_mutex_lock(&p->mu);
 	log_trim(p);                          /* when no worker runs */
 	pthread_cond_broadcast(&p->cv_work);  /* idle workers learn */
@@ -434,10 +465,13 @@ static struct par_batch *read_turn(struct par *p)
 			break;
 		}
 		p->next_event++;
-		if (logged > 0)
+		if (logged > 0) {
 			log_room(p);
-		else if (par_batch_full(p->cur))
-			return send(p, 0, 1);
+		} else if (par_batch_full(p->cur)) {
+			struct par_batch *own = send(p, 0, 1);
+			start_lazy(p, 0);
+			return own;
+		}
 	}
 	if (!p->cur)
 		return NULL;
@@ -738,6 +772,65 @@ static int start_worker(struct par_worker *w)
 	return w->started;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Starts workers 1.. when they have yet to, and now is set or they are
+ * worth it: ETLCONVERT_LAZY_EVENTS events read, else what the reader
+ * estimates is left to render on its own (time so far, times input
+ * bytes left over bytes read) at least twice the caller's loading time.
+ * Called by the reading worker (or the prologue), not under the lock. */
+static void start_lazy(struct par *p, int now)
+{
+	if (!p->lazy)
+		return;
+	if (!now && p->lazy_events) {
+		if (p->next_event < p->lazy_events)
+			return;
+	} else if (!now) {
+		uint64_t done, total;
+		etl_merge_progress(p->ins->m, &done, &total);
+		if (done == 0 || done >= total)
+			return;
+		double left = (now_s() - p->t_go) * (double)(total - done) / (double)done;
+		if (left < 2 * p->load_time)
+			return;
+	}
+	p->lazy = 0;
+	for (int i = 1; i < p->nw; i++)
+		start_worker(&p->w[i]);
+}
+
+/* 1 when workers 1.. are to start only when worth it: the inputs are all
+ * of known size and together smaller than PAR_LAZY_BYTES (or than
+ * ETLCONVERT_LAZY_BYTES). */
+static int start_late(const struct convert_inputs *ins)
+{
+	const char *s = getenv("ETLCONVERT_LAZY_BYTES");
+	uint64_t limit = s && *s ? strtoull(s, NULL, 10) : PAR_LAZY_BYTES;
+	uint64_t total = 0;
+	for (int i = 0; i < etl_merge_count(ins->m); i++) {
+		struct etl_reader_stats st;
+		etl_reader_stats(etl_merge_reader(ins->m, i), &st);
+		if (st.input_size == 0)
+			return 0;                  /* not known: maybe large */
+		total += st.input_size;
+	}
+	return total < limit;
+}
+
+/* ETLCONVERT_LAZY_EVENTS: the event at which late workers start (tests
+ * make them start within a small trace); 0: by the estimate. */
+static uint64_t lazy_events(void)
+{
+	const char *s = getenv("ETLCONVERT_LAZY_EVENTS");
+	return s && *s ? strtoull(s, NULL, 10) : 0;
+}
+
 /* Events a batch holds: PAR_BATCH_EVENTS, or fewer when the environment
  * says so (ETLCONVERT_BATCH_EVENTS: tests make every batch a few events
  * long, so that workers take turns within a small trace). */
@@ -852,9 +945,18 @@ struct par *convert_parallel_new(struct convert_inputs *ins, const struct conver
 		}
 	}
 	/* Workers 1.. load their decoders now, while the caller loads its
-	 * own (worker 0's); one that cannot be started is done without. */
-	for (int i = 1; i < p->nw; i++)
-		start_worker(&p->w[i]);
+	 * own (worker 0's), or later, when worth it (small inputs); one that
+	 * cannot be started is done without. Late ones count for the log
+	 * from the start: it keeps what they will have to learn. */
+	p->lazy = p->nw > 1 && start_late(ins);
+	p->lazy_events = lazy_events();
+	p->t_new = now_s();
+	for (int i = 1; i < p->nw; i++) {
+		if (p->lazy)
+			p->w[i].active = 1;
+		else
+			start_worker(&p->w[i]);
+	}
 	return p;
 }
 
@@ -914,6 +1016,8 @@ int convert_parallel_run(struct par *p, etl_decoder *dec, etl_output *out, etl_o
 		/* The caller's thread is worker 0 (its decoder has learnt
 		 * everything so far, out is where the prologue left it); a
 		 * worker thread that could not be started is done without. */
+		p->t_go = now_s();
+		p->load_time = p->t_go - p->t_new;
 		pthread_mutex_lock(&p->mu);
 		p->w[0].next_log = p->log_base + p->log_n;
 		p->w[0].active = 1;

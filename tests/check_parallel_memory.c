@@ -23,8 +23,19 @@
  * change them for other tests (ETLCONVERT_BATCH_EVENTS,
  * ETLCONVERT_LOG_BYTES) are unset.
  *
+ * Threads that start late: below 4 MiB of input, etlconvert starts the
+ * threads beyond the first only when the input left is worth their
+ * loading the manifests again. A 71-event trace of the corpus with the
+ * CLR manifest takes no more memory with -j 8 than with -j 1, and takes
+ * seven decoders' more when the environment makes the threads start a few
+ * events in (which shows that the first figure is not a worker run
+ * that takes no memory); a capture of sixteen times the PerfView trace,
+ * with the size limit raised above it, starts the other threads of -j 8
+ * by the estimate of the input left and takes what they take when they
+ * start at once.
+ *
  * Inputs: $ETL_CORPUS (default ../shared/corpus) and the manifests beside
- * it; the test is skipped without them.
+ * it; the tests are skipped without them.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -52,6 +63,25 @@
 #define GROWTH_MAX_KIB (8L * 1024)
 #define EXTRA_MAX_KIB (48L * 1024)
 #define EXTRA_MIN_KIB (2L * 1024)
+
+/* The small trace: clr-gc-circular.etl, 71 events. -j 8 beyond -j 1:
+ * measured 0.3 MiB when the threads do not start, 31 MiB when they start
+ * at event 7 (seven decoders with the CLR manifest; every thread starting
+ * at once took as much). */
+#define SMALL "clr-gc-circular.etl"
+#define SMALL_EXTRA_MAX_KIB (4L * 1024)
+#define SMALL_LATE_MIN_KIB (16L * 1024)
+
+/* The capture the estimate starts the other threads for: sixteen copies
+ * of the PerfView trace (2.9 M events, about a second of work for one
+ * thread against some 50 ms of loading: far above the estimate's twice
+ * the loading time, however the machine's load moves either). Converted
+ * with -j 8, whose seven other decoders with the CLR manifest take some
+ * 30 MiB: threads that did not start would take that much less than all
+ * started at once. */
+#define LATE_COPIES 16
+#define LATE_JOBS "8"
+#define LATE_SHORT_MAX_KIB (12L * 1024)
 
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1
@@ -99,6 +129,72 @@ static uint64_t count_events(const char *path)
 	return n;
 }
 
+/* Sets the environment variable name to value, or unsets it (NULL). */
+static void set_env(const char *name, const char *value)
+{
+	ck_assert_int_eq(value ? setenv(name, value, 1) : unsetenv(name), 0);
+}
+
+/* Makes the tools run as a user runs them (default batches, threads
+ * started as the tool sees fit) and, under AddressSanitizer, hold no freed
+ * memory in quarantine (its option added to what is set). */
+static void tool_env(void)
+{
+	const char *asan = getenv("ASAN_OPTIONS");
+	char opts[1024];
+	int n_opts = snprintf(opts, sizeof opts, "%s%squarantine_size_mb=0", asan ? asan : "",
+	                      asan && *asan ? ":" : "");
+	ck_assert_msg(n_opts > 0 && (size_t)n_opts < sizeof opts, "ASAN_OPTIONS too long");
+	set_env("ASAN_OPTIONS", opts);
+	set_env("ETLCONVERT_BATCH_EVENTS", NULL);
+	set_env("ETLCONVERT_LOG_BYTES", NULL);
+	set_env("ETLCONVERT_LAZY_BYTES", NULL);
+	set_env("ETLCONVERT_LAZY_EVENTS", NULL);
+}
+
+/* The CLR manifest beside the corpus, or NULL (the test skipped, named
+ * by test). */
+static char *clr_manifest(const char *test)
+{
+	char *manifest = tu_corpus_path("../manifests/dotnet-runtime.ClrEtwAll.man");
+	FILE *probe = fopen(manifest, "rb");
+	if (!probe) {
+		tu_skip(test, "no manifest %s", manifest);
+		free(manifest);
+		return NULL;
+	}
+	fclose(probe);
+	return manifest;
+}
+
+/* Makes out of copies times in (etlconvert -f etl --allow-same-input). */
+static void make_copies(const char *in, int copies, const char *out)
+{
+	char *tool = tu_tool_path("etlconvert"), *err = tmp_path("err.txt");
+	char **argv = calloc((size_t)copies + 8, sizeof *argv);
+	ck_assert_ptr_nonnull(argv);
+	int k = 0;
+	argv[k++] = tool;
+	argv[k++] = "-q";
+	argv[k++] = "-f";
+	argv[k++] = "etl";
+	argv[k++] = "--allow-same-input";
+	for (int i = 0; i < copies; i++)
+		argv[k++] = (char *)in;
+	argv[k++] = "-o";
+	argv[k++] = (char *)out;
+	argv[k] = NULL;
+	int rc = tu_run_tool(argv, NULL, err);
+	if (rc != 0) {
+		size_t n;
+		char *msg = (char *)tu_load_file(err, &n);
+		ck_abort_msg("etlconvert -f etl of %d copies exited %d: %s", copies, rc, msg);
+	}
+	free(argv);
+	free(err);
+	free(tool);
+}
+
 /* Peak resident set (KiB) of etlconvert -j jobs converting in to JSON
  * lines with the manifest. */
 static long convert_rss(const char *in, const char *jobs, const char *manifest)
@@ -126,41 +222,12 @@ START_TEST(test_j2_memory_bounded)
 	return;
 #endif
 	TU_NEED_CORPUS();
-	char *small = tu_corpus_path(PERFVIEW);
-	char *manifest = tu_corpus_path("../manifests/dotnet-runtime.ClrEtwAll.man");
-	FILE *probe = fopen(manifest, "rb");
-	if (!probe) {
-		tu_skip(__func__, "no manifest %s", manifest);
-		free(manifest);
-		free(small);
+	char *manifest = clr_manifest(__func__);
+	if (!manifest)
 		return;
-	}
-	fclose(probe);
-
-	/* The ASan option must reach the tools: add it to what is set. */
-	const char *asan = getenv("ASAN_OPTIONS");
-	char opts[1024];
-	int n_opts = snprintf(opts, sizeof opts, "%s%squarantine_size_mb=0", asan ? asan : "",
-	                      asan && *asan ? ":" : "");
-	ck_assert_msg(n_opts > 0 && (size_t)n_opts < sizeof opts, "ASAN_OPTIONS too long");
-	ck_assert_int_eq(setenv("ASAN_OPTIONS", opts, 1), 0);
-	ck_assert_int_eq(unsetenv("ETLCONVERT_BATCH_EVENTS"), 0);
-	ck_assert_int_eq(unsetenv("ETLCONVERT_LOG_BYTES"), 0);
-
-	char *big = tmp_path("big.etl"), *tool = tu_tool_path("etlconvert"), *err = tmp_path("err.txt");
-	char *argv[5 + COPIES + 3] = { tool, "-q", "-f", "etl", "--allow-same-input" };
-	int k = 5;
-	for (int i = 0; i < COPIES; i++)
-		argv[k++] = small;
-	argv[k++] = "-o";
-	argv[k++] = big;
-	argv[k] = NULL;
-	int rc = tu_run_tool(argv, NULL, err);
-	if (rc != 0) {
-		size_t n;
-		char *msg = (char *)tu_load_file(err, &n);
-		ck_abort_msg("etlconvert -f etl of %d copies exited %d: %s", COPIES, rc, msg);
-	}
+	tool_env();
+	char *small = tu_corpus_path(PERFVIEW), *big = tmp_path("big.etl");
+	make_copies(small, COPIES, big);
 
 	uint64_t n_small = count_events(small), n_big = count_events(big);
 	ck_assert_uint_eq(n_small, PERFVIEW_EVENTS);
@@ -181,11 +248,65 @@ START_TEST(test_j2_memory_bounded)
 	              "-j 2 takes %ld KiB beyond -j 1 (at least %ld): did it run on one thread?", extra_small,
 	              EXTRA_MIN_KIB);
 
-	free(err);
-	free(tool);
 	free(big);
 	free(manifest);
 	free(small);
+}
+END_TEST
+
+START_TEST(test_small_input_starts_no_threads)
+{
+#ifdef UNDER_TSAN
+	tu_skip(__func__, "the memory limits are not for ThreadSanitizer builds");
+	return;
+#endif
+	TU_NEED_CORPUS();
+	char *manifest = clr_manifest(__func__);
+	if (!manifest)
+		return;
+	tool_env();
+	char *in = tu_corpus_path(SMALL);
+	long one = convert_rss(in, "1", manifest), eight = convert_rss(in, "8", manifest);
+	set_env("ETLCONVERT_BATCH_EVENTS", "2");
+	set_env("ETLCONVERT_LAZY_EVENTS", "7");
+	long late = convert_rss(in, "8", manifest);
+	fprintf(stderr, "check_parallel_memory: peak KiB of %s: -j 1 %ld, -j 8 %ld, -j 8 starting at event 7 %ld\n",
+	        SMALL, one, eight, late);
+	ck_assert_msg(eight - one <= SMALL_EXTRA_MAX_KIB,
+	              "-j 8 takes %ld KiB beyond -j 1 for a 71-event trace (at most %ld): its threads loaded",
+	              eight - one, SMALL_EXTRA_MAX_KIB);
+	ck_assert_msg(late - one >= SMALL_LATE_MIN_KIB,
+	              "-j 8 with its threads started at event 7 takes %ld KiB beyond -j 1 (at least %ld):"
+	              " did they start?", late - one, SMALL_LATE_MIN_KIB);
+	free(in);
+	free(manifest);
+}
+END_TEST
+
+START_TEST(test_estimate_starts_thread)
+{
+#ifdef UNDER_TSAN
+	tu_skip(__func__, "the memory limits are not for ThreadSanitizer builds");
+	return;
+#endif
+	TU_NEED_CORPUS();
+	char *manifest = clr_manifest(__func__);
+	if (!manifest)
+		return;
+	tool_env();
+	char *small = tu_corpus_path(PERFVIEW), *big = tmp_path("late.etl");
+	make_copies(small, LATE_COPIES, big);
+	long at_once = convert_rss(big, LATE_JOBS, manifest);
+	set_env("ETLCONVERT_LAZY_BYTES", "1073741824");
+	long late = convert_rss(big, LATE_JOBS, manifest);
+	fprintf(stderr, "check_parallel_memory: peak KiB of %d copies -j %s: at once %ld, by the estimate %ld\n",
+	        LATE_COPIES, LATE_JOBS, at_once, late);
+	ck_assert_msg(late >= at_once - LATE_SHORT_MAX_KIB,
+	              "-j %s left to start its other threads takes %ld KiB, %ld KiB started at once:"
+	              " did they start?", LATE_JOBS, late, at_once);
+	free(big);
+	free(small);
+	free(manifest);
 }
 END_TEST
 
@@ -196,6 +317,8 @@ static Suite *memory_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_unchecked_fixture(tc, tmp_setup, tmp_teardown);
 	tcase_add_test(tc, test_j2_memory_bounded);
+	tcase_add_test(tc, test_small_input_starts_no_threads);
+	tcase_add_test(tc, test_estimate_starts_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }

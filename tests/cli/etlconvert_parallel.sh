@@ -8,8 +8,13 @@
 # read only once (a FIFO: one thread). Small files are cut into batches of
 # a few events (ETLCONVERT_BATCH_EVENTS) so that every worker takes turns,
 # and the schemas a merged trace carries (EventMetadata, in-band manifests)
-# are learnt across workers. Corpus: ../shared/corpus/INDEX.md,
-# ../shared/manifests/INDEX.md.
+# are learnt across workers. Every thread starts at once
+# (ETLCONVERT_LAZY_BYTES=0: small inputs would otherwise start the others
+# only when worth it, most often never); each file and format, and the
+# runs where schemas are learnt across workers, are also converted with
+# the others starting late, a few events into the trace
+# (ETLCONVERT_LAZY_EVENTS), after the reader logged schemas for them.
+# Corpus: ../shared/corpus/INDEX.md, ../shared/manifests/INDEX.md.
 E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 C=${ETL_CORPUS:-../shared/corpus}
@@ -17,6 +22,9 @@ M=${ETL_MANIFESTS:-$C/../manifests}
 [ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
 [ -d "$M" ] || { echo "SKIP: no manifests at $M"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
+ETLCONVERT_LAZY_BYTES=0
+export ETLCONVERT_LAZY_BYTES
+lazy_bytes=0 lazy_at=         # what same() passes
 d=$(mktemp -d) || exit 1
 trap 'rm -rf "$d"' EXIT
 
@@ -30,14 +38,18 @@ want() {
 same() {   # N B ARGS...
 	n=$1 b=$2
 	shift 2
-	ETLCONVERT_BATCH_EVENTS=$b "$X" -q -j "$n" "$@" > "$d/got" 2> "$d/got.err"
+	ETLCONVERT_BATCH_EVENTS=$b ETLCONVERT_LAZY_BYTES=$lazy_bytes ETLCONVERT_LAZY_EVENTS=$lazy_at \
+		"$X" -q -j "$n" "$@" > "$d/got" 2> "$d/got.err"
 	rc=$?
 	[ $rc -eq $wrc ] || fail "-j $n (batch ${b:-default}) $*: exit $rc, -j 1 exited $wrc"
 	cmp -s "$d/want" "$d/got" || fail "-j $n (batch ${b:-default}) $*: the output differs"
 	cmp -s "$d/want.err" "$d/got.err" || fail "-j $n (batch ${b:-default}) $*: stderr differs:
 $(diff "$d/want.err" "$d/got.err" | head -5)"
 }
-# Every N against -j 1; files under 1 MB in batches of N - 1 events.
+# Every N against -j 1; files under 1 MB in batches of N - 1 events. Then
+# -j 3 with the other two threads starting at event 7 (batches of 2
+# events: the reader has sent three by then), as inputs under the size
+# limit (raised to 1 GiB, so that every input is under it) start them.
 every_n() {   # SIZE ARGS...
 	small=$1
 	shift
@@ -47,6 +59,9 @@ every_n() {   # SIZE ARGS...
 		[ "$small" -lt 1048576 ] && b=$((n - 1))
 		same $n "$b" "$@"
 	done
+	lazy_bytes=1073741824 lazy_at=7
+	same 3 2 "$@"
+	lazy_bytes=0 lazy_at=
 }
 
 # ---- every corpus file, every format ----------------------------------------
