@@ -3,8 +3,8 @@
  * library; "make bench" builds it): how fast the whole tool converts with
  * one, two and all online processors, in the same run.
  *
- *   jobs_bench [-r REPS] [-t SECONDS] ETLCONVERT [-m MANIFEST]... [-x XMLFILE]...
- *              FILE...
+ *   jobs_bench [-r REPS] [-t SECONDS] [-s SMALLFILE] ETLCONVERT [-m MANIFEST]...
+ *              [-x XMLFILE]... FILE...
  *
  * For JSONL and XML, runs ETLCONVERT -q -f FMT -j N --allow-same-input
  * [--manifest MANIFEST]... on the FILEs (XML: on the XMLFILEs when given,
@@ -30,6 +30,16 @@
  * slow each other down: shared caches, memory, or a host running other
  * machines' work on the same cores), and convert.scaling_j2_vs_machine
  * is convert.scaling_j2 over convert.machine_scaling_j2.
+ *
+ * With -s SMALLFILE (a trace of a few MiB, converted once per run, to
+ * JSONL with the manifests): the cost of threads where there is little
+ * to share, the case of converting many small traces one by one. -j 1,
+ * -j <processors online> and -j 8 take turns, SMALL_REPS runs each, and
+ * the least wall-clock and CPU times are printed as
+ * convert.small.jN.ms and convert.small.jN.cpu_ms, with
+ * convert.small.jN.wall_vs_j1 and convert.small.jN.cpu_vs_j1 (each extra
+ * thread loads the manifests again; small inputs start them only when the
+ * work left is worth it).
  *
  * The CPU time tells what wall-clock figures on a busy machine cannot:
  * convert.jsonl.cpu_j2 is -j 2's least CPU time over -j 1's (the work the
@@ -59,6 +69,9 @@
 extern char **environ;
 
 #define TARGET_SCALING 1.7
+
+/* Runs of each -j on the small file: a run takes some 50 ms. */
+#define SMALL_REPS 10
 
 struct cmd {
 	char **argv;
@@ -161,6 +174,45 @@ static uint64_t count_lines(const struct cmd *c)
 	return n;
 }
 
+/* -s: -j 1, -j ncpu and -j 8 on one small file, in turns; prints the
+ * least wall and CPU times and their ratios to -j 1's. */
+static void small_file(const char *tool, char **mans, int nman, char *file, int ncpu, int devnull)
+{
+	char jn[16];
+	snprintf(jn, sizeof jn, "%d", ncpu);
+	const char *jobs[3] = { "1", jn, "8" };
+	int njobs = ncpu == 1 || ncpu == 8 ? 2 : 3;
+	if (ncpu == 1)
+		jobs[1] = "8";
+	struct cmd c[3];
+	double wall[3], cpu_min[3];
+	for (int j = 0; j < njobs; j++) {
+		c[j] = command(tool, "jsonl", jobs[j], mans, nman, &file, 1, 1);
+		wall[j] = cpu_min[j] = 1e30;
+	}
+	printf("# small input: %s, -j 1, -j %s%s, %d runs each in turns\n", file, jobs[1],
+	       njobs == 3 ? " and -j 8" : "", SMALL_REPS);
+	for (int r = 0; r < SMALL_REPS; r++) {
+		for (int j = 0; j < njobs; j++) {
+			double cpu, t = run(&c[j], devnull, &cpu);
+			if (t < wall[j])
+				wall[j] = t;
+			if (cpu < cpu_min[j])
+				cpu_min[j] = cpu;
+		}
+	}
+	for (int j = 0; j < njobs; j++) {
+		printf("convert.small.j%s.ms %.1f ms\n", jobs[j], wall[j] * 1e3);
+		printf("convert.small.j%s.cpu_ms %.1f ms\n", jobs[j], cpu_min[j] * 1e3);
+		if (j > 0) {
+			printf("convert.small.j%s.wall_vs_j1 %.2f x\n", jobs[j], wall[j] / wall[0]);
+			printf("convert.small.j%s.cpu_vs_j1 %.2f x\n", jobs[j], cpu_min[j] / cpu_min[0]);
+		}
+		free(c[j].argv);
+	}
+	fflush(stdout);
+}
+
 static void load(const char *when)
 {
 	double l[3];
@@ -173,17 +225,22 @@ int main(int argc, char **argv)
 {
 	int reps = 3, opt;
 	double min_t = 1.0;
-	while ((opt = getopt(argc, argv, "+r:t:")) != -1) {
+	char *small = NULL;
+	while ((opt = getopt(argc, argv, "+r:t:s:")) != -1) {
 		if (opt == 'r')
 			reps = atoi(optarg);
 		else if (opt == 't')
 			min_t = atof(optarg);
+		else if (opt == 's')
+			small = optarg;
 		else
-			die("usage: %s [-r REPS] [-t SECONDS] ETLCONVERT [-m MANIFEST]... FILE...", BENCH_NAME);
+			die("usage: %s [-r REPS] [-t SECONDS] [-s SMALLFILE] ETLCONVERT [-m MANIFEST]... FILE...",
+			    BENCH_NAME);
 	}
 	int i = optind;
 	if (i >= argc)
-		die("usage: %s [-r REPS] [-t SECONDS] ETLCONVERT [-m MANIFEST]... FILE...", BENCH_NAME);
+		die("usage: %s [-r REPS] [-t SECONDS] [-s SMALLFILE] ETLCONVERT [-m MANIFEST]... FILE...",
+		    BENCH_NAME);
 	const char *tool = argv[i++];
 	char **mans = calloc((size_t)argc, sizeof *mans);
 	char **inputs[2] = { calloc((size_t)argc, sizeof(char *)), calloc((size_t)argc, sizeof(char *)) };
@@ -302,6 +359,8 @@ int main(int argc, char **argv)
 	printf("# the machine: two -j 1 JSONL runs side by side finish %.2f x as many events per second as"
 	       " one, and each takes %.2f x the CPU time of a run alone (more than 1: the processors slow"
 	       " each other down, which slows -j 2's threads too)\n", machine, machine_cpu);
+	if (small)
+		small_file(tool, mans, nman, small, ncpu, devnull);
 	load("after");
 	double l[1];
 	if (getloadavg(l, 1) == 1 && l[0] > ncpu)
