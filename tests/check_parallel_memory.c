@@ -152,10 +152,20 @@ static void tool_env(void)
 	set_env("ETLCONVERT_LAZY_EVENTS", NULL);
 }
 
-/* The CLR manifest beside the corpus, or NULL (the test skipped, named
- * by test). */
-static char *clr_manifest(const char *test)
+/* What every test starts with: the corpus and the CLR manifest beside it
+ * there, the environment of tool_env(), not ThreadSanitizer. @return :
+ * the manifest's path, or NULL when the test is skipped (said, named by
+ * test). */
+static char *begin(const char *test)
 {
+#ifdef UNDER_TSAN
+	tu_skip(test, "the memory limits are not for ThreadSanitizer builds");
+	return NULL;
+#endif
+	if (!tu_corpus_present()) {
+		tu_skip(test, "no corpus at %s", tu_corpus_dir());
+		return NULL;
+	}
 	char *manifest = tu_corpus_path("../manifests/dotnet-runtime.ClrEtwAll.man");
 	FILE *probe = fopen(manifest, "rb");
 	if (!probe) {
@@ -164,6 +174,7 @@ static char *clr_manifest(const char *test)
 		return NULL;
 	}
 	fclose(probe);
+	tool_env();
 	return manifest;
 }
 
@@ -217,15 +228,9 @@ static long convert_rss(const char *in, const char *jobs, const char *manifest)
 
 START_TEST(test_j2_memory_bounded)
 {
-#ifdef UNDER_TSAN
-	tu_skip(__func__, "the memory limits are not for ThreadSanitizer builds");
-	return;
-#endif
-	TU_NEED_CORPUS();
-	char *manifest = clr_manifest(__func__);
+	char *manifest = begin(__func__);
 	if (!manifest)
 		return;
-	tool_env();
 	char *small = tu_corpus_path(PERFVIEW), *big = tmp_path("big.etl");
 	make_copies(small, COPIES, big);
 
@@ -256,15 +261,9 @@ END_TEST
 
 START_TEST(test_small_input_starts_no_threads)
 {
-#ifdef UNDER_TSAN
-	tu_skip(__func__, "the memory limits are not for ThreadSanitizer builds");
-	return;
-#endif
-	TU_NEED_CORPUS();
-	char *manifest = clr_manifest(__func__);
+	char *manifest = begin(__func__);
 	if (!manifest)
 		return;
-	tool_env();
 	char *in = tu_corpus_path(SMALL);
 	long one = convert_rss(in, "1", manifest), eight = convert_rss(in, "8", manifest);
 	set_env("ETLCONVERT_BATCH_EVENTS", "2");
@@ -285,15 +284,9 @@ END_TEST
 
 START_TEST(test_estimate_starts_thread)
 {
-#ifdef UNDER_TSAN
-	tu_skip(__func__, "the memory limits are not for ThreadSanitizer builds");
-	return;
-#endif
-	TU_NEED_CORPUS();
-	char *manifest = clr_manifest(__func__);
+	char *manifest = begin(__func__);
 	if (!manifest)
 		return;
-	tool_env();
 	char *small = tu_corpus_path(PERFVIEW), *big = tmp_path("late.etl");
 	make_copies(small, LATE_COPIES, big);
 	long at_once = convert_rss(big, LATE_JOBS, manifest);
