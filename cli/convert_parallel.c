@@ -120,8 +120,6 @@ struct par_worker {
 	struct par_schema **pend;  /* log entries taken to learn              */
 	size_t n_pend, cap_pend;
 	int failed;                /* a batch failed: it takes no more       */
-	int load_rc;               /* its decoder's loads: CLI_EXIT_*         */
-	char load_why[320];
 };
 
 struct par {
@@ -169,8 +167,8 @@ struct par {
 	struct par_batch *cur;     /* the batch being filled                  */
 	int reader_oom;
 	const struct convert_options *o;
-	/* workers 1.. that start late (the reader's, but for lazy, which is
-	 * set before the threads run) */
+	/* workers 1.. that start late (set before any thread runs, then the
+	 * caller's thread's only: no other runs while lazy is set) */
 	int lazy;                  /* they have yet to start                  */
 	double t_new, t_go;        /* when this run was made, and set going   */
 	double load_time;          /* t_go - t_new: the caller's loads        */
@@ -493,14 +491,6 @@ static size_t render_batch(struct par_worker *w, struct par_batch *b)
 	size_t q = 0;
 	uint32_t end = b->fail ? b->fail_at : b->n;     /* the reader's failure */
 	w->b = b;
-	if (w->load_rc != CLI_EXIT_CLEAN) {
-		b->fail = PAR_FAIL_LOAD;
-		b->fail_at = 0;
-		memcpy(b->why, w->load_why, sizeof b->why);
-		b->ev_cut[0] = 0;
-		w->failed = 1;
-		return 0;
-	}
 	for (uint32_t k = 0; k < end; k++) {
 		const struct etl_decoded *d = NULL;
 		learn_upto(w, &q, b->first + k);
@@ -529,8 +519,6 @@ static size_t render_batch(struct par_worker *w, struct par_batch *b)
 static int learn_idle(struct par_worker *w)
 {
 	struct par *p = w->p;
-	if (w->load_rc != CLI_EXIT_CLEAN)
-		return 0;
 	if (log_take(w) != 0) {
 		/* It cannot learn, and nothing waiting for it would ever end:
 		 * the run fails here (said by the caller's thread). */
@@ -610,10 +598,6 @@ static int write_batch(struct par *p, etl_outfile *f, const struct par_batch *b,
 	case PAR_FAIL_RENDER:
 		snprintf(why, why_len, "%s", b->why);
 		return -1;
-	case PAR_FAIL_LOAD:
-		cli_progress_clear(pg);
-		cli_message("%s", b->why);
-		return -1;
 	default:
 		cli_progress_clear(pg);
 		cli_message("out of memory");
@@ -659,8 +643,7 @@ static void write_ready(struct par *p)
 static void work_on(struct par_worker *w, struct par_batch *b)
 {
 	struct par *p = w->p;
-	/* (a worker whose loads failed left the log: it fails the batch) */
-	int taken = w->load_rc != CLI_EXIT_CLEAN ? 0 : log_take(w);
+	int taken = log_take(w);
 	size_t learnt = 0;
 	pthread_mutex_unlock(&p->mu);
 	if (taken != 0) {
@@ -719,21 +702,22 @@ static void *worker_main(void *arg)
 {
 	struct par_worker *w = arg;
 	struct par *p = w->p;
-	if (!w->dec) {                      /* its own decoder, loaded here */
-		const char *what = "";
-		w->dec = etl_decoder_new();
-		w->load_rc = !w->dec ? CLI_EXIT_IO : convert_load_decoding(w->dec, p->o, &what);
-		if (w->load_rc != CLI_EXIT_CLEAN)
-			snprintf(w->load_why, sizeof w->load_why, "%s: %s", what,
-			         w->dec ? etl_decoder_errmsg(w->dec) : "out of memory");
-	}
-	if (w->load_rc != CLI_EXIT_CLEAN) {
-		pthread_mutex_lock(&p->mu);
-		w->active = 0;                  /* it learns nothing: fails at once */
+	/* Its own decoder, loaded here. One that cannot load what the
+	 * caller's decoder loaded (a file changed or removed since, memory
+	 * short) takes no part: the others do its share, and the output is
+	 * still -j 1's. */
+	const char *what = "";
+	w->dec = etl_decoder_new();
+	int stop = !w->dec || convert_load_decoding(w->dec, p->o, &what) != CLI_EXIT_CLEAN;
+	pthread_mutex_lock(&p->mu);
+	stop |= p->stop;
+	if (stop) {
+		w->active = 0;                  /* it learns nothing */
 		log_trim(p);
-		pthread_mutex_unlock(&p->mu);
 	}
-	work(w);
+	pthread_mutex_unlock(&p->mu);
+	if (!stop)
+		work(w);
 	return NULL;
 }
 
@@ -788,6 +772,11 @@ static void start_lazy(struct par *p, int now)
 {
 	if (!p->lazy)
 		return;
+	pthread_mutex_lock(&p->mu);
+	int stopped = p->stop;
+	pthread_mutex_unlock(&p->mu);
+	if (stopped)
+		return;                    /* the run failed: no use loading */
 	if (!now && p->lazy_events) {
 		if (p->next_event < p->lazy_events)
 			return;

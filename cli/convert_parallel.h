@@ -64,8 +64,6 @@ enum par_fail {
 	PAR_OK = 0,
 	PAR_FAIL_DECODE,           /* out of memory decoding event fail_at   */
 	PAR_FAIL_RENDER,           /* the output handle failed: why          */
-	PAR_FAIL_LOAD,             /* the worker's decoder could not load a
-	                              --manifest, --tmf or --mof: why        */
 	PAR_FAIL_MEMORY,           /* the reader ran out of memory copying
 	                              event fail_at                          */
 };

@@ -63,7 +63,8 @@ int convert_render(const struct convert_options *o, char **paths, int n)
 	etl_outfile *f = etl_outfile_new();
 	etl_decoder *dec = etl_decoder_new();
 	etl_output *out = f ? etl_output_new(o->format, to_outfile, f) : NULL;
-	/* -j: the other workers load their decoders while this one loads. */
+	/* -j: the other workers load their decoders while this one loads
+	 * (large inputs; small ones start them later, when worth it). */
 	int jobs = convert_parallel_jobs(o);
 	struct par *par = jobs > 1 && dec && out ? convert_parallel_new(&ins, o) : NULL;
 	char why[320] = "";
