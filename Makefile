@@ -120,6 +120,10 @@ TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 TEST_SHARED := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 TEST_SHARED_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_SHARED))
 # Tests that parse the renderers' XML with libxml2 themselves link it.
+# LD_PRELOAD shims the CLI tests use (tests/shim/*.c), built without
+# sanitizers: they are loaded before the sanitizers' runtimes.
+SHIM_SRCS := $(wildcard tests/shim/*.c)
+SHIM_LIBS := $(patsubst tests/shim/%.c,$(O)/tests/shim/%.so,$(SHIM_SRCS))
 TEST_XML_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(shell grep -l '<libxml/' $(TEST_SRCS) 2>/dev/null))
 
 FUZZ_SRCS := $(wildcard fuzz/*_fuzzer.c)
@@ -237,6 +241,10 @@ $(O)/tests/check_%: $(OBJ)/tests/check_%.o $(TEST_SHARED_OBJS) $(LIB_A)
 
 $(TEST_XML_BINS): TEST_XML_LIBS := $(XML_LIBS)
 
+$(O)/tests/shim/%.so: tests/shim/%.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 $(OPT) $(WARN) -fPIC -shared $(CFLAGS) -o $@ $< -ldl
+
 # Harnesses define only LLVMFuzzerTestOneInput, which libFuzzer declares.
 $(OBJ)/fuzz/%.o: fuzz/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -256,7 +264,7 @@ check: deps
 	$(Q)CC="$(CC)" CXX="$(CXX)" ETL_SANITIZE="$(SANITIZE)" ETL_SAN_FLAGS="$(SAN_FLAGS)" \
 		sh tests/run.sh $(O)
 
-test-build: $(TEST_BINS) $(FUZZ_REPLAY_BINS) $(CLI_BINS) $(PROG_BINS)
+test-build: $(TEST_BINS) $(SHIM_LIBS) $(FUZZ_REPLAY_BINS) $(CLI_BINS) $(PROG_BINS)
 
 ## fuzz: build the libFuzzer harnesses with clang into build-fuzz/
 fuzz: $(FUZZ_BINS)
