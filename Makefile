@@ -120,11 +120,11 @@ TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 TEST_SHARED := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 TEST_SHARED_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_SHARED))
 # Tests that parse the renderers' XML with libxml2 themselves link it.
+TEST_XML_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(shell grep -l '<libxml/' $(TEST_SRCS) 2>/dev/null))
 # LD_PRELOAD shims the CLI tests use (tests/shim/*.c), built without
 # sanitizers: they are loaded before the sanitizers' runtimes.
 SHIM_SRCS := $(wildcard tests/shim/*.c)
 SHIM_LIBS := $(patsubst tests/shim/%.c,$(O)/tests/shim/%.so,$(SHIM_SRCS))
-TEST_XML_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(shell grep -l '<libxml/' $(TEST_SRCS) 2>/dev/null))
 
 FUZZ_SRCS := $(wildcard fuzz/*_fuzzer.c)
 FUZZ_NAMES := $(patsubst fuzz/%_fuzzer.c,%,$(FUZZ_SRCS))
@@ -243,7 +243,7 @@ $(TEST_XML_BINS): TEST_XML_LIBS := $(XML_LIBS)
 
 $(O)/tests/shim/%.so: tests/shim/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -std=c11 $(OPT) $(WARN) -fPIC -shared $(CFLAGS) -o $@ $< -ldl
+	$(Q)$(CC) -std=c11 $(OPT) $(WARN) -fPIC -shared $(CFLAGS) -o $@ $< $(DL_LIBS)
 
 # Harnesses define only LLVMFuzzerTestOneInput, which libFuzzer declares.
 $(OBJ)/fuzz/%.o: fuzz/%.c $(FLAGS_STAMP)

@@ -14,19 +14,20 @@
 E=${ETLDUMP:-./build/bin/etldump}
 X=$(dirname "$E")/etlconvert
 B=${ETL_BUILD:-$(dirname "$(dirname "$E")")}
-SHIM=$(cd "$B" && pwd)/tests/shim/stat_fail_in_threads.so
 C=${ETL_CORPUS:-../shared/corpus}
 M=${ETL_MANIFESTS:-$C/../manifests}
 [ -f "$C/expected.json" ] || { echo "SKIP: no corpus at $C"; exit 77; }
 [ -d "$M" ] || { echo "SKIP: no manifests at $M"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
-[ -f "$SHIM" ] || fail "no shim at $SHIM (make test-build builds it)"
+SHIM=$(cd "$B" 2>/dev/null && pwd)/tests/shim/stat_fail_in_threads.so
+[ -f "$SHIM" ] || fail "no shim at $B/tests/shim/stat_fail_in_threads.so (make test-build builds it)"
 command -v timeout > /dev/null || { echo "SKIP: no timeout(1)"; exit 77; }
 d=$(mktemp -d) || exit 1
 trap 'rm -rf "$d"' EXIT
 # The shim comes before a sanitizer's runtime in the list of libraries.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 export ASAN_OPTIONS
+limit=120     # seconds a run may take (each takes under a second, a few under ASan)
 
 # One case: -j N with the environment given (VAR=value ...) after the
 # shim, against -j 1 without it; FAILS workers must have failed to load.
@@ -39,10 +40,11 @@ case_of() {   # NAME N FAILS MANIFEST ARGS...
 	[ -s "$d/want" ] || fail "$name: -j 1 wrote nothing"
 	rm -f "$d/log"
 	env LD_PRELOAD="$SHIM" STAT_FAIL_SUFFIX="/${man##*/}" STAT_FAIL_LOG="$d/log" $envs \
-		timeout 120 "$X" -q -j "$n" --manifest "$man" "$@" > "$d/got" 2> "$d/got.err"
+		timeout "$limit" "$X" -q -j "$n" --manifest "$man" "$@" > "$d/got" 2> "$d/got.err"
 	rc=$?
-	[ $rc -ne 124 ] || fail "$name: -j $n did not finish in 120 s (waiting for a worker that dropped out?)"
-	[ -f "$d/log" ] || fail "$name: no worker tried to load the manifest (the shim failed nothing)"
+	[ $rc -ne 124 ] || fail "$name: -j $n did not finish in $limit s (waiting for a worker that dropped out?)"
+	[ -f "$d/log" ] || fail "$name: no worker tried to load the manifest (the shim failed nothing; exit $rc):
+$(head -3 "$d/got.err")"
 	got=$(wc -l < "$d/log")
 	[ "$got" -eq "$fails" ] || fail "$name: $got failed loads, expected $fails"
 	[ $rc -eq $wrc ] || fail "$name: -j $n exited $rc, -j 1 exited $wrc: $(head -3 "$d/got.err")"

@@ -11,8 +11,10 @@
  * thread, and a worker whose load fails must drop out without changing
  * the output.
  *
- * Built without sanitizers (it is loaded before their runtimes); the
- * test sets ASAN_OPTIONS=verify_asan_link_order=0 for sanitized builds.
+ * It replaces stat, which glibc exports from 2.33 on, and __xstat, which
+ * older glibc routes stat through. Built without sanitizers (it is loaded
+ * before their runtimes); the test sets ASAN_OPTIONS=
+ * verify_asan_link_order=0 for sanitized builds.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,9 +23,11 @@
 #include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int stat(const char *restrict path, struct stat *restrict st);
+int __xstat(int ver, const char *path, struct stat *st);
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -51,27 +55,45 @@ static void log_failure(const char *path)
 	close(fd);
 }
 
-static int (*real_stat)(const char *restrict, struct stat *restrict);
-
-/* Found before main() runs, while there is one thread. */
-__attribute__((constructor)) static void find_real_stat(void)
+/* 1 (and the failure logged) when this call is one to fail. */
+static int fails(const char *path)
 {
-	/* dlsym returns an object pointer; POSIX lets it hold a function's. */
-	void *sym = dlsym(RTLD_NEXT, "stat");
-	memcpy(&real_stat, &sym, sizeof real_stat);
+	const char *suffix = getenv("STAT_FAIL_SUFFIX");
+	/* The thread id by system call: gettid() is glibc 2.30's. */
+	if (!suffix || (pid_t)syscall(SYS_gettid) == getpid() || !ends_with(path, suffix))
+		return 0;
+	log_failure(path);
+	errno = ENOENT;
+	return 1;
+}
+
+/* The next definition of name (libc's, or a sanitizer's), or NULL. */
+static void *next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
 }
 
 int stat(const char *restrict path, struct stat *restrict st)
 {
-	if (!real_stat) {
+	int (*real)(const char *restrict, struct stat *restrict);
+	void *sym = next("stat");
+	/* dlsym returns an object pointer; POSIX lets it hold a function's. */
+	memcpy(&real, &sym, sizeof real);
+	if (!real) {
 		errno = ENOSYS;
 		return -1;
 	}
-	const char *suffix = getenv("STAT_FAIL_SUFFIX");
-	if (suffix && gettid() != getpid() && ends_with(path, suffix)) {
-		log_failure(path);
-		errno = ENOENT;
+	return fails(path) ? -1 : real(path, st);
+}
+
+int __xstat(int ver, const char *path, struct stat *st)
+{
+	int (*real)(int, const char *, struct stat *);
+	void *sym = next("__xstat");
+	memcpy(&real, &sym, sizeof real);
+	if (!real) {
+		errno = ENOSYS;
 		return -1;
 	}
-	return real_stat(path, st);
+	return fails(path) ? -1 : real(ver, path, st);
 }
