@@ -287,6 +287,80 @@ START_TEST(test_load_errors)
 }
 END_TEST
 
+/* Message strings found in the string table by id: the first <string> of
+ * an id wins, one string may serve several references, entity and
+ * character references are expanded, an unknown id stays as written, and
+ * in a document with a DTD the attribute defaults it declares apply (the
+ * loader then reads attributes through libxml2's own lookup). */
+static void check_messages(etl_decoder *d, const char *const *want, int n)
+{
+	for (int id = 1; id <= n; id++) {
+		const struct etl_decoded *r;
+		struct etl_event ev = mkev((uint16_t)id, 0, NULL, 0);
+		ck_assert_msg(etl_decoder_decode(d, &ev, &r) == ETL_OK, "event %d: %s", id, r->error);
+		if (!want[id - 1])
+			ck_assert_msg(r->message == NULL, "event %d: %s", id, r->message);
+		else
+			ck_assert_msg(r->message && strcmp(r->message, want[id - 1]) == 0, "event %d: %s, not %s", id,
+			              r->message ? r->message : "(none)", want[id - 1]);
+	}
+}
+
+START_TEST(test_string_table)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/tmp/etl_strings_test_%ld.man", (long)getpid());
+	static const char head[] =
+		"<instrumentationManifest><instrumentation><events>\n"
+		"<provider name='p' guid='{11111111-2222-3333-4444-555555555555}'>\n"
+		"<tasks><task name='T' value='1' message='$(string.task)'/></tasks><events>\n"
+		"<event value='1' version='0' task='T' message='$(string.dup)'/>\n"
+		"<event value='2' version='0' message='$(string.shared)'/>\n"
+		"<event value='3' version='0' message='$(string.shared)'/>\n"
+		"<event value='4' version='0' message='$(string.refs)'/>\n"
+		"<event value='5' version='0' message='$(string.nope)'/>\n"
+		"<event value='6' version='0' message='$(string.novalue)'/>\n"
+		"<event value='7' version='0' message='$(string.)'/>\n"
+		"<event value='8' version='0'/>\n"
+		"</events></provider></events></instrumentation>\n"
+		"<localization><resources culture='en-US'><stringTable>\n"
+		"<string id='dup' value='first'/><string id='shared' value='both'/>\n"
+		"<string id='dup' value='second'/><string id='refs' value='a &amp; b &#x43;%%1'/>\n"
+		"<string id='novalue'/><string id='task' value='Task text'/>\n";
+	static const char tail[] =
+		"</stringTable></resources></localization></instrumentationManifest>\n";
+	char text[4096];
+
+	/* no DTD: attributes read in place */
+	snprintf(text, sizeof text, "%s%s", head, tail);
+	write_tmp(path, text);
+	etl_decoder *d = etl_decoder_new();
+	ck_assert_msg(etl_decoder_add_manifest(d, path) == ETL_OK, "%s", etl_decoder_errmsg(d));
+	static const char *const plain[] = { "first", "both", "both", "a & b C%1", "$(string.nope)",
+	                                     "$(string.novalue)", "$(string.)", NULL };
+	check_messages(d, plain, 8);
+	const struct etl_decoded *r;
+	struct etl_event ev = mkev(1, 0, NULL, 0);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_str_eq(r->task_name, "Task text");
+	etl_decoder_free(d);
+
+	/* a DTD that declares a default message for <event> and an entity */
+	snprintf(text, sizeof text,
+	         "<?xml version='1.0'?>\n<!DOCTYPE instrumentationManifest [\n"
+	         "<!ATTLIST event message CDATA '$(string.dflt)'>\n<!ENTITY co 'Contoso'>]>\n%s"
+	         "<string id='dflt' value='by default, &co;'/>\n%s", head, tail);
+	write_tmp(path, text);
+	d = etl_decoder_new();
+	ck_assert_msg(etl_decoder_add_manifest(d, path) == ETL_OK, "%s", etl_decoder_errmsg(d));
+	static const char *const dtd[] = { "first", "both", "both", "a & b C%1", "$(string.nope)",
+	                                   "$(string.novalue)", "$(string.)", "by default, Contoso" };
+	check_messages(d, dtd, 8);
+	etl_decoder_free(d);
+	unlink(path);
+}
+END_TEST
+
 /* etl_decoder_errcode(): the reason of the last schema-loading failure,
  * the one etl_decoder_errmsg() describes; decode failures do not touch it. */
 START_TEST(test_load_errcode)
@@ -549,6 +623,7 @@ int main(void)
 	tcase_add_test(tc, test_features);
 	tcase_add_test(tc, test_names_messages);
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_string_table);
 	tcase_add_test(tc, test_load_errcode);
 	tcase_add_test(tc, test_load_without_libxml2);
 	tcase_add_test(tc, test_corpus_clr);
