@@ -8,6 +8,8 @@
  */
 #define ETL_BUILDING_LIB 1
 #include <check.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 
 #include "etl.h"
 #include "lib/decode/decode_internal.h"
+#include "lib/decode/manifest_internal.h"
 #include "lib/decode/xml_lib.h"
 #include "testutil.h"
 
@@ -361,6 +364,49 @@ START_TEST(test_string_table)
 }
 END_TEST
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+/* The schema pool (lib/decode/manifest_set.c) hands out pieces of larger
+ * chunks: each piece zeroed, aligned for any type, apart from every other
+ * one (sizes 0 to 40,000 bytes: small pieces, pieces larger than a chunk,
+ * pieces that take a chunk of their own), and all of them freed with the
+ * set. Under AddressSanitizer the byte after each piece is poisoned. */
+START_TEST(test_pool)
+{
+	struct mf_set s;
+	memset(&s, 0, sizeof s);
+	enum { N = 3000 };
+	static unsigned char *piece[N];
+	static size_t size[N];
+	for (int i = 0; i < N; i++) {
+		size[i] = i % 500 == 7 ? 20000u + (size_t)i * 7 : (size_t)(i * 37) % 300;
+		piece[i] = etl__mf_pool_alloc(&s, size[i]);
+		ck_assert_ptr_nonnull(piece[i]);
+		ck_assert_uint_eq((uintptr_t)piece[i] % _Alignof(max_align_t), 0);
+		for (size_t k = 0; k < size[i]; k++)
+			ck_assert_msg(piece[i][k] == 0, "piece %d byte %zu not zeroed", i, k);
+		memset(piece[i], (unsigned char)(i * 13 + 1), size[i]);
+#ifdef TEST_ASAN
+		ck_assert_msg(__asan_address_is_poisoned(piece[i] + size[i]), "after piece %d", i);
+#endif
+	}
+	for (int i = 0; i < N; i++)
+		for (size_t k = 0; k < size[i]; k++)
+			ck_assert_msg(piece[i][k] == (unsigned char)(i * 13 + 1), "piece %d byte %zu overwritten", i, k);
+	etl__mf_set_clear(&s);
+	ck_assert_ptr_null(s.pool);
+}
+END_TEST
+
 /* etl_decoder_errcode(): the reason of the last schema-loading failure,
  * the one etl_decoder_errmsg() describes; decode failures do not touch it. */
 START_TEST(test_load_errcode)
@@ -624,6 +670,7 @@ int main(void)
 	tcase_add_test(tc, test_names_messages);
 	tcase_add_test(tc, test_load_errors);
 	tcase_add_test(tc, test_string_table);
+	tcase_add_test(tc, test_pool);
 	tcase_add_test(tc, test_load_errcode);
 	tcase_add_test(tc, test_load_without_libxml2);
 	tcase_add_test(tc, test_corpus_clr);

@@ -145,8 +145,7 @@ struct mf_memo {
 #define MF_MEMO_NAMES_MAX 4096u
 
 struct mf_set {
-	void **pool;
-	size_t n_pool, cap_pool;
+	struct mf_chunk *pool;      /* the pool's chunks, the newest first    */
 	struct mf_event **events;
 	size_t n_events, cap_events;
 	uint32_t seq;
@@ -164,8 +163,8 @@ struct mf_set {
 
 /* ---- the set (lib/decode/manifest_set.c) ------------------------------ */
 
-/* n zeroed bytes owned by the set's pool (freed with the set). NULL on
- * out-of-memory. */
+/* n zeroed bytes owned by the set's pool (freed with the set), aligned
+ * for any type. NULL on out-of-memory. */
 void *etl__mf_pool_alloc(struct mf_set *s, size_t n);
 
 /* The decoder's manifest set; with create, made (empty) when there is
