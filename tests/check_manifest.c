@@ -298,9 +298,9 @@ END_TEST
 static void check_messages(etl_decoder *d, const char *const *want, int n)
 {
 	for (int id = 1; id <= n; id++) {
-		const struct etl_decoded *r;
+		const struct etl_decoded *r = NULL;
 		struct etl_event ev = mkev((uint16_t)id, 0, NULL, 0);
-		ck_assert_msg(etl_decoder_decode(d, &ev, &r) == ETL_OK, "event %d: %s", id, r->error);
+		ck_assert_msg(etl_decoder_decode(d, &ev, &r) == ETL_OK, "event %d: %s", id, r ? r->error : "");
 		if (!want[id - 1])
 			ck_assert_msg(r->message == NULL, "event %d: %s", id, r->message);
 		else
@@ -330,6 +330,8 @@ START_TEST(test_string_table)
 		"<string id='dup' value='first'/><string id='shared' value='both'/>\n"
 		"<string id='dup' value='second'/><string id='refs' value='a &amp; b &#x43;%%1'/>\n"
 		"<string id='novalue'/><string id='task' value='Task text'/>\n";
+	/* head goes into the file through "%s": its "%%1" stays two
+	 * characters there, and the message parser makes it "%1" */
 	static const char tail[] =
 		"</stringTable></resources></localization></instrumentationManifest>\n";
 	char text[4096];
@@ -376,19 +378,22 @@ END_TEST
 #endif
 
 /* The schema pool (lib/decode/manifest_set.c) hands out pieces of larger
- * chunks: each piece zeroed, aligned for any type, apart from every other
- * one (sizes 0 to 40,000 bytes: small pieces, pieces larger than a chunk,
- * pieces that take a chunk of their own), and all of them freed with the
- * set. Under AddressSanitizer the byte after each piece is poisoned. */
-START_TEST(test_pool)
+ * chunks: each piece zeroed, aligned for any type and apart from every
+ * other one, whether it is small (up to 299 bytes), larger than the chunk
+ * in use (6,000 bytes, while chunks are 4 and 8 KiB) or above the limit
+ * for a chunk of its own (20,000 bytes and more), and whether the set's
+ * first piece is small or large. Under AddressSanitizer the byte after
+ * each piece is poisoned, and its leak check sees chunks left unfreed by
+ * etl__mf_set_clear(). */
+static void pool_pieces(size_t (*size_of)(int), int n)
 {
 	struct mf_set s;
 	memset(&s, 0, sizeof s);
-	enum { N = 3000 };
-	static unsigned char *piece[N];
-	static size_t size[N];
-	for (int i = 0; i < N; i++) {
-		size[i] = i % 500 == 7 ? 20000u + (size_t)i * 7 : (size_t)(i * 37) % 300;
+	static unsigned char *piece[3000];
+	static size_t size[3000];
+	ck_assert_int_le(n, 3000);
+	for (int i = 0; i < n; i++) {
+		size[i] = size_of(i);
 		piece[i] = etl__mf_pool_alloc(&s, size[i]);
 		ck_assert_ptr_nonnull(piece[i]);
 		ck_assert_uint_eq((uintptr_t)piece[i] % _Alignof(max_align_t), 0);
@@ -396,14 +401,34 @@ START_TEST(test_pool)
 			ck_assert_msg(piece[i][k] == 0, "piece %d byte %zu not zeroed", i, k);
 		memset(piece[i], (unsigned char)(i * 13 + 1), size[i]);
 #ifdef TEST_ASAN
-		ck_assert_msg(__asan_address_is_poisoned(piece[i] + size[i]), "after piece %d", i);
+		ck_assert_msg(__asan_address_is_poisoned(piece[i] + size[i]), "after piece %d (%zu bytes)", i,
+		              size[i]);
 #endif
 	}
-	for (int i = 0; i < N; i++)
+	for (int i = 0; i < n; i++)
 		for (size_t k = 0; k < size[i]; k++)
 			ck_assert_msg(piece[i][k] == (unsigned char)(i * 13 + 1), "piece %d byte %zu overwritten", i, k);
 	etl__mf_set_clear(&s);
-	ck_assert_ptr_null(s.pool);
+}
+
+static size_t mixed_size(int i)
+{
+	if (i % 500 == 7)
+		return 20000u + (size_t)i * 7;
+	if (i % 500 == 250)
+		return 6000u + (size_t)i;
+	return (size_t)(i * 37) % 300;
+}
+
+static size_t large_first_size(int i)
+{
+	return i == 0 ? 20480u : i == 1 ? 0u : (size_t)(i * 53) % 700;
+}
+
+START_TEST(test_pool)
+{
+	pool_pieces(mixed_size, 3000);
+	pool_pieces(large_first_size, 400);
 }
 END_TEST
 

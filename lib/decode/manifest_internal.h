@@ -146,6 +146,7 @@ struct mf_memo {
 
 struct mf_set {
 	struct mf_chunk *pool;      /* the pool's chunks, the newest first    */
+	size_t pool_next;           /* size of its next chunk (0: the first) */
 	struct mf_event **events;
 	size_t n_events, cap_events;
 	uint32_t seq;

@@ -45,8 +45,8 @@ struct mf_load {
 	const struct etl__xml_fns *x;   /* libxml2 */
 	const char *path;
 	xmlNodePtr strings;         /* the chosen stringTable, or NULL      */
-	struct str_slot *str_index; /* its strings by id (see index_strings) */
-	size_t str_mask;            /* slots - 1 (a power of two)            */
+	struct str_entry *str_index; /* its strings sorted by id (index_strings) */
+	size_t n_str;
 	int has_dtd;                /* attributes may have DTD defaults      */
 	int err;                    /* 1 after mf_error()                   */
 	int oom;
@@ -54,9 +54,11 @@ struct mf_load {
 
 /* One string of the stringTable, found by its id. Its value is copied into
  * the pool on the first reference and shared by the later ones. */
-struct str_slot {
-	const char *id;             /* NULL: empty slot                      */
+struct str_entry {
+	const char *id;
 	size_t len;
+	size_t order;               /* place in the table                    */
+	xmlChar *id_copy;           /* id when libxml2 copied it, else NULL  */
 	xmlNodePtr node;            /* the <string> element                  */
 	const char *value;          /* pool copy, once resolved              */
 	int resolved;
@@ -174,62 +176,78 @@ static const char *attr(struct mf_load *L, xmlNodePtr n, const char *name)
 	return r;
 }
 
-static size_t str_hash(const char *s, size_t n)
+/* Orders ids as bytes, shorter first on a common prefix; equal ids in
+ * table order. */
+static int str_cmp(const char *a, size_t la, const char *b, size_t lb)
 {
-	uint64_t h = 1469598103934665603u;      /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-	return (size_t)(h ^ (h >> 29));
+	int c = memcmp(a, b, la < lb ? la : lb);
+	return c ? c : (la > lb) - (la < lb);
 }
 
-/* The slot of id (len bytes): the string's, or the empty one where it
- * would go. */
-static struct str_slot *str_slot(struct mf_load *L, const char *id, size_t len)
+static int str_entry_cmp(const void *pa, const void *pb)
 {
-	size_t i = str_hash(id, len) & L->str_mask;
-	while (L->str_index[i].id &&
-	       (L->str_index[i].len != len || memcmp(L->str_index[i].id, id, len) != 0))
-		i = (i + 1) & L->str_mask;
-	return &L->str_index[i];
+	const struct str_entry *a = pa, *b = pb;
+	int c = str_cmp(a->id, a->len, b->id, b->len);
+	return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
-/* Indexes the <string> elements of L->strings by id; of a repeated id,
- * the first <string> counts. The ids point into the document (or the
- * pool), which outlives the index. */
+/* Indexes the <string> elements of L->strings by id, sorted, so that a
+ * lookup costs a binary search whatever the ids are (a hash table could be
+ * made slow by ids chosen to collide, and in-band manifests come from the
+ * trace). Of a repeated id, the first <string> counts. The ids point into
+ * the document, which outlives the index, or are libxml2's copies, freed
+ * with it (free_strings). */
 static void index_strings(struct mf_load *L)
 {
-	size_t n = count_children(L->strings, "string"), slots = 16;
-	while (slots < 2 * n)
-		slots *= 2;
-	L->str_index = calloc(slots, sizeof *L->str_index);
+	size_t n = count_children(L->strings, "string");
+	if (!n)
+		return;
+	L->str_index = calloc(n, sizeof *L->str_index);
 	if (!L->str_index) {
 		mf_oom(L);
 		return;
 	}
-	L->str_mask = slots - 1;
 	for (xmlNodePtr c = L->strings->children; c; c = c->next) {
 		if (!is_elem(c, "string"))
 			continue;
 		xmlChar *copy;
 		const char *id = prop(L, c, "id", &copy);
-		if (id && copy) {
-			id = pool_strdup(L->set, id);
-			(*L->x->Free)(copy);
-			if (!id) {
-				mf_oom(L);
-				return;
-			}
-		}
 		if (!id)
 			continue;
-		size_t len = strlen(id);
-		struct str_slot *e = str_slot(L, id, len);
-		if (e->id)
-			continue;
+		struct str_entry *e = &L->str_index[L->n_str];
 		e->id = id;
-		e->len = len;
+		e->len = strlen(id);
+		e->order = L->n_str++;
+		e->id_copy = copy;
 		e->node = c;
 	}
+	qsort(L->str_index, L->n_str, sizeof *L->str_index, str_entry_cmp);
+}
+
+static void free_strings(struct mf_load *L)
+{
+	for (size_t i = 0; i < L->n_str; i++)
+		if (L->str_index[i].id_copy)
+			(*L->x->Free)(L->str_index[i].id_copy);
+	free(L->str_index);
+	L->str_index = NULL;
+	L->n_str = 0;
+}
+
+/* The first string whose id is the len bytes at id, or NULL. */
+static struct str_entry *find_string(struct mf_load *L, const char *id, size_t len)
+{
+	size_t lo = 0, hi = L->n_str;
+	while (lo < hi) {               /* the first entry not below id */
+		size_t mid = lo + (hi - lo) / 2;
+		if (str_cmp(L->str_index[mid].id, L->str_index[mid].len, id, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < L->n_str && str_cmp(L->str_index[lo].id, L->str_index[lo].len, id, len) == 0)
+		return &L->str_index[lo];
+	return NULL;
 }
 
 /* Resolves "$(string.ID)" through the string table; other text as is. */
@@ -240,10 +258,8 @@ static const char *resolve(struct mf_load *L, const char *s)
 	size_t n = strlen(s);
 	if (n < 11 || s[n - 1] != ')')
 		return s;
-	if (!L->str_index)
-		return s;
-	struct str_slot *e = str_slot(L, s + 9, n - 10);
-	if (!e->id)
+	struct str_entry *e = find_string(L, s + 9, n - 10);
+	if (!e)
 		return s;
 	if (!e->resolved) {
 		e->value = attr(L, e->node, "value");
@@ -859,7 +875,7 @@ static int load_doc(etl_decoder *d, struct mf_set *s, const char *path, const st
 		if (!L.err && s->n_events == before)
 			mf_error(&L, im, "no provider events in this manifest");
 	}
-	free(L.str_index);
+	free_strings(&L);
 	x->FreeDoc(doc);
 	x->FreeParserCtxt(ctx);
 	if (L.err) {

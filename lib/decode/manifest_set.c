@@ -31,7 +31,8 @@ static const char EM_SET_KEY[] = "M\001event-metadata-set";
  * strings and arrays of a manifest cost no malloc() and free() each (they
  * did, a twentieth of the loading time). Chunks grow from MF_CHUNK_MIN to
  * MF_CHUNK_MAX bytes as the set does, so a set of a few schemas stays
- * small; a piece above MF_CHUNK_MAX / 4 gets a chunk of its own. Under
+ * small; a piece above MF_CHUNK_MAX / 4, or larger than the next chunk,
+ * gets a chunk of its own, which leaves that growth as it is. Under
  * AddressSanitizer every piece is followed by a poisoned gap and the
  * unused rest of a chunk is poisoned too, so that reading or writing past
  * a piece is still caught as it is for memory of its own. */
@@ -84,9 +85,7 @@ void *etl__mf_pool_alloc(struct mf_set *s, size_t n)
 		need = MF_ALIGN;
 	struct mf_chunk *c = s->pool;
 	if (!c || c->cap - c->used < need) {
-		size_t cap = c ? c->cap * 2 : MF_CHUNK_MIN;
-		if (cap > MF_CHUNK_MAX)
-			cap = MF_CHUNK_MAX;
+		size_t cap = s->pool_next ? s->pool_next : MF_CHUNK_MIN;
 		if (need > MF_CHUNK_MAX / 4 || need > cap) {
 			/* its own chunk, behind the current one, whose space stays
 			 * in use */
@@ -106,11 +105,12 @@ void *etl__mf_pool_alloc(struct mf_set *s, size_t n)
 				return NULL;
 			c->next = s->pool;
 			s->pool = c;
+			s->pool_next = cap < MF_CHUNK_MAX ? cap * 2 : MF_CHUNK_MAX;
 		}
 	}
 	char *p = (char *)c->data + c->used;
 	c->used += need;
-	ASAN_UNPOISON_MEMORY_REGION(p, n ? n : 1);
+	ASAN_UNPOISON_MEMORY_REGION(p, n);
 	memset(p, 0, n);
 	return p;
 }
