@@ -377,8 +377,8 @@ END_TEST
 #include <sanitizer/asan_interface.h>
 #endif
 
-/* The schema pool (lib/decode/manifest_set.c) hands out pieces of larger
- * chunks: each piece zeroed, aligned for any type and apart from every
+/* The schema pool (lib/common/pool.c, through the manifest set) hands
+ * out pieces of larger chunks: each piece zeroed, aligned for any type and apart from every
  * other one, whether it is small (up to 299 bytes), larger than the chunk
  * in use (6,000 bytes, while chunks are 4 and 8 KiB) or above the limit
  * for a chunk of its own (20,000 bytes and more), and whether the set's

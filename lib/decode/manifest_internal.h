@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/common/pool.h"
 #include "lib/decode/decode_internal.h"
 
 #define MF_MAX_DEPTH        8u      /* struct nesting                     */
@@ -145,8 +146,7 @@ struct mf_memo {
 #define MF_MEMO_NAMES_MAX 4096u
 
 struct mf_set {
-	struct mf_chunk *pool;      /* the pool's chunks, the newest first    */
-	size_t pool_next;           /* size of its next chunk (0: the first) */
+	struct etl_pool pool;       /* every string and array of the set     */
 	struct mf_event **events;
 	size_t n_events, cap_events;
 	uint32_t seq;
@@ -164,8 +164,8 @@ struct mf_set {
 
 /* ---- the set (lib/decode/manifest_set.c) ------------------------------ */
 
-/* n zeroed bytes owned by the set's pool (freed with the set), aligned
- * for any type. NULL on out-of-memory. */
+/* n zeroed bytes owned by the set's pool (lib/common/pool.h; freed with
+ * the set), aligned for any type. NULL on out-of-memory. */
 void *etl__mf_pool_alloc(struct mf_set *s, size_t n);
 
 /* The decoder's manifest set; with create, made (empty) when there is

@@ -11,12 +11,11 @@
  * drops the loaded manifests too (they must then be added again).
  */
 #define ETL_BUILDING_LIB 1
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/common/guid.h"
+#include "lib/common/pool.h"
 #include "lib/decode/decode_internal.h"
 #include "lib/decode/manifest_internal.h"
 
@@ -27,101 +26,14 @@ static const char EM_SET_KEY[] = "M\001event-metadata-set";
 
 /* ---- pool ------------------------------------------------------------ */
 
-/* The pool hands out pieces of chunks it allocates, so that the many small
- * strings and arrays of a manifest cost no malloc() and free() each (they
- * did, a twentieth of the loading time). Chunks grow from MF_CHUNK_MIN to
- * MF_CHUNK_MAX bytes as the set does, so a set of a few schemas stays
- * small; a piece above MF_CHUNK_MAX / 4, or larger than the next chunk,
- * gets a chunk of its own, which leaves that growth as it is. Under
- * AddressSanitizer every piece is followed by a poisoned gap and the
- * unused rest of a chunk is poisoned too, so that reading or writing past
- * a piece is still caught as it is for memory of its own. */
-#define MF_CHUNK_MIN 4096u
-#define MF_CHUNK_MAX 65536u
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MF_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MF_ASAN 1
-#endif
-#endif
-#ifdef MF_ASAN
-#include <sanitizer/asan_interface.h>
-#define MF_REDZONE 16u
-#else
-#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
-#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
-#define MF_REDZONE 0u
-#endif
-
-struct mf_chunk {
-	struct mf_chunk *next;
-	size_t used, cap;           /* bytes of data                          */
-	max_align_t data[];
-};
-
-#define MF_ALIGN (_Alignof(max_align_t))
-
-static struct mf_chunk *chunk_new(size_t cap)
-{
-	struct mf_chunk *c = malloc(sizeof *c + cap);
-	if (!c)
-		return NULL;
-	c->next = NULL;
-	c->used = 0;
-	c->cap = cap;
-	ASAN_POISON_MEMORY_REGION(c->data, cap);
-	return c;
-}
-
 void *etl__mf_pool_alloc(struct mf_set *s, size_t n)
 {
-	if (n > SIZE_MAX / 2)
-		return NULL;
-	/* the piece and its gap, rounded up to the alignment */
-	size_t need = (n + MF_REDZONE + MF_ALIGN - 1) / MF_ALIGN * MF_ALIGN;
-	if (!need)
-		need = MF_ALIGN;
-	struct mf_chunk *c = s->pool;
-	if (!c || c->cap - c->used < need) {
-		size_t cap = s->pool_next ? s->pool_next : MF_CHUNK_MIN;
-		if (need > MF_CHUNK_MAX / 4 || need > cap) {
-			/* its own chunk, behind the current one, whose space stays
-			 * in use */
-			struct mf_chunk *big = chunk_new(need);
-			if (!big)
-				return NULL;
-			if (c) {
-				big->next = c->next;
-				c->next = big;
-			} else {
-				s->pool = big;
-			}
-			c = big;
-		} else {
-			c = chunk_new(cap);
-			if (!c)
-				return NULL;
-			c->next = s->pool;
-			s->pool = c;
-			s->pool_next = cap < MF_CHUNK_MAX ? cap * 2 : MF_CHUNK_MAX;
-		}
-	}
-	char *p = (char *)c->data + c->used;
-	c->used += need;
-	ASAN_UNPOISON_MEMORY_REGION(p, n);
-	memset(p, 0, n);
-	return p;
+	return etl__pool_alloc(&s->pool, n);
 }
 
 void etl__mf_set_clear(struct mf_set *s)
 {
-	for (struct mf_chunk *c = s->pool, *next; c; c = next) {
-		next = c->next;
-		ASAN_UNPOISON_MEMORY_REGION(c->data, c->cap);
-		free(c);
-	}
+	etl__pool_free(&s->pool);
 	free(s->events);
 	free(s->msg);
 	memset(s, 0, sizeof *s);

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/common/pool.h"
 #include "lib/decode/decode_internal.h"
 #include "lib/decode/wpp_internal.h"
 
@@ -67,38 +68,16 @@ static const struct wpp_item_def wpp_items[] = {
 
 /* ---- the message set -------------------------------------------------- */
 
-struct pool_chunk {
-	struct pool_chunk *next;
-	size_t used, cap;
-	_Alignas(max_align_t) unsigned char data[];
-};
-
 struct wpp_set {
 	struct wpp_msg *msgs;
 	size_t n_msgs, cap_msgs;
 	size_t seq;
-	struct pool_chunk *pool;
+	struct etl_pool pool;       /* every string and array of the set     */
 };
 
 static void *pool_alloc(struct wpp_set *s, size_t n)
 {
-	n = (n + 15u) & ~(size_t)15u;
-	if (!n)
-		n = 16;
-	struct pool_chunk *c = s->pool;
-	if (!c || c->cap - c->used < n) {
-		size_t cap = n > 65536u ? n : 65536u;
-		c = malloc(sizeof *c + cap);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->cap = cap;
-		c->next = s->pool;
-		s->pool = c;
-	}
-	void *p = c->data + c->used;
-	c->used += n;
-	return p;
+	return etl__pool_alloc(&s->pool, n);
 }
 
 static char *pool_strndup(struct wpp_set *s, const char *str, size_t n)
@@ -116,11 +95,7 @@ static void set_free(void *data)
 	struct wpp_set *s = data;
 	if (!s)
 		return;
-	while (s->pool) {
-		struct pool_chunk *n = s->pool->next;
-		free(s->pool);
-		s->pool = n;
-	}
+	etl__pool_free(&s->pool);
 	free(s->msgs);
 	free(s);
 }
