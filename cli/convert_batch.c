@@ -44,11 +44,25 @@ static size_t event_span(const struct etl_event *ev, const uint8_t **lo)
 	return a ? (size_t)(z - a) : 0;
 }
 
+/* *to = *from as 16-byte copies. Why not the assignment: GCC makes a
+ * struct copy of this size (over 300 bytes) into "rep movsq", whose start-up
+ * took three quarters of par_batch_add()'s time, once per event. */
+static inline void copy_event(struct etl_event *to, const struct etl_event *from)
+{
+	_Static_assert(sizeof *to >= 16, "struct etl_event is at least 16 bytes");
+	unsigned char *d = (unsigned char *)to;
+	const unsigned char *s = (const unsigned char *)from;
+#pragma GCC unroll 32
+	for (size_t i = 0; i + 16 <= sizeof *to; i += 16)
+		memcpy(d + i, s + i, 16);
+	memcpy(d + sizeof *to - 16, s + sizeof *to - 16, 16);
+}
+
 /* The copy of ev with its bytes (span from lo) at to. */
 static void relocate(struct etl_event *copy, const struct etl_event *ev, const uint8_t *lo,
                      uint8_t *to)
 {
-	*copy = *ev;
+	copy_event(copy, ev);
 	if (ev->record)
 		copy->record = to + (ev->record - lo);
 	if (ev->payload)
