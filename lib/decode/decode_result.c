@@ -26,6 +26,7 @@
 #include "lib/common/fmt.h"
 #include "lib/decode/decode_internal.h"
 #include "lib/common/packed_array.h"
+#include "lib/common/zero.h"
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -508,17 +509,7 @@ void etl__dec_begin(etl_decoder *d)
 {
 	trusted_res = NULL;
 	d->names_stable = 0;
-	{
-		/* memset(&d->res, 0, ...) as unrolled 16-byte stores, not the
-		 * "rep stosq" GCC makes of a fixed memset over 64 bytes. */
-		static const uint64_t zero[2];
-		unsigned char *p = (unsigned char *)&d->res;
-		_Static_assert(sizeof d->res >= 16, "struct etl_decoded is at least 16 bytes");
-#pragma GCC unroll 16
-		for (size_t i = 0; i + 16 <= sizeof d->res; i += 16)
-			memcpy(p + i, zero, 16);
-		memcpy(p + sizeof d->res - 16, zero, 16);
-	}
+	ETL_ZERO(&d->res);          /* not the "rep stosq" of a memset */
 	d->err[0] = 0;
 	d->n_props = 0;
 	arena_reset(d);
