@@ -46,7 +46,9 @@ static size_t event_span(const struct etl_event *ev, const uint8_t **lo)
 
 /* *to = *from as 16-byte copies. Why not the assignment: GCC makes a
  * struct copy of this size (over 300 bytes) into "rep movsq", whose start-up
- * took three quarters of par_batch_add()'s time, once per event. */
+ * took three quarters of par_batch_add()'s time, once per event. (The
+ * library zeroes such structs the same way, lib/common/zero.h; the tools
+ * use only the public headers, so the copy is written here.) */
 static inline void copy_event(struct etl_event *to, const struct etl_event *from)
 {
 	_Static_assert(sizeof *to >= 16, "struct etl_event is at least 16 bytes");
