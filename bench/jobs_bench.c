@@ -29,7 +29,11 @@
  * least summed CPU time over twice -j 1's (above 1 when the two processors
  * slow each other down: shared caches, memory, or a host running other
  * machines' work on the same cores), and convert.scaling_j2_vs_machine
- * is convert.scaling_j2 over convert.machine_scaling_j2.
+ * is convert.scaling_j2 over convert.machine_scaling_j2. Before each JSONL
+ * round, handoff_ns() measures how far apart the host has put the first two
+ * processors (a cache line's round trip between them); each round's -j 1
+ * and -j 2 CPU times are printed beside it, and the median of the rounds
+ * as convert.machine_handoff_ns.
  *
  * With -s SMALLFILE (a trace of a few MiB, converted once per run, to
  * JSONL with the manifests): the cost of threads where there is little
@@ -49,10 +53,14 @@
  * however many threads it runs, so while other sessions keep the
  * processors busy, -j 2 cannot be much faster than -j 1.
  */
-#define _POSIX_C_SOURCE 200809L
+/* pthread_setaffinity_np() and the CPU_SET macros, for handoff_ns(). */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -157,6 +165,105 @@ static double run(const struct cmd *c, int out_fd, double *cpu)
 	return run_copies(c, 1, out_fd, cpu);
 }
 
+/* ---- where the host puts the processors ----------------------------------
+ *
+ * On a virtual machine the host decides which of its cores run the guest's
+ * processors, and may change it within seconds. Two processors close
+ * together share a cache and hand a cache line over in tens of
+ * nanoseconds; far apart, in hundreds. -j 2 hands batches and the reading
+ * turn from one thread to the other, so it pays for the distance, and two
+ * independent -j 1 runs (the machine's reference) do not. handoff_ns()
+ * measures the distance, so that a low convert.scaling_j2 can be told
+ * from a slower tool. */
+
+#define HANDOFF_TRIPS 20000
+#define HANDOFF_SAMPLES 5
+
+struct handoff {
+	_Alignas(64) atomic_int ball;   /* see handoff_partner()   */
+	_Alignas(64) int cpu;           /* the partner's processor */
+};
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+/* The ball: 0 until the partner has pinned itself, then 2 (ready) or -1
+ * (pinning refused: it ends there); then 1 while it is the partner's turn
+ * and 0 while it is the main thread's. */
+static void *handoff_partner(void *arg)
+{
+	struct handoff *h = arg;
+	if (pin(h->cpu) != 0) {
+		atomic_store_explicit(&h->ball, -1, memory_order_release);
+		return NULL;
+	}
+	atomic_store_explicit(&h->ball, 2, memory_order_release);
+	for (int i = 0; i < HANDOFF_TRIPS; i++) {
+		while (atomic_load_explicit(&h->ball, memory_order_acquire) != 1)
+			;
+		atomic_store_explicit(&h->ball, 0, memory_order_release);
+	}
+	return NULL;
+}
+
+/* The median, over HANDOFF_SAMPLES measurements, of the time one cache
+ * line takes to go from the first processor the bench may run on to the
+ * second and back (ns). 0 when there are not two processors to pin to. */
+static double handoff_ns(void)
+{
+	cpu_set_t mine;
+	int cpus[2], n = 0;
+	if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &mine))
+			cpus[n++] = c;
+	if (n < 2)
+		return 0;
+	double t[HANDOFF_SAMPLES];
+	int ok = pin(cpus[0]) == 0;
+	for (int s = 0; s < HANDOFF_SAMPLES && ok; s++) {
+		struct handoff h = { .cpu = cpus[1] };
+		pthread_t th;
+		atomic_init(&h.ball, 0);
+		if (pthread_create(&th, NULL, handoff_partner, &h) != 0) {
+			ok = 0;
+			break;
+		}
+		int ready;
+		while ((ready = atomic_load_explicit(&h.ball, memory_order_acquire)) == 0)
+			;
+		if (ready < 0) {
+			ok = 0;
+		} else {
+			atomic_store_explicit(&h.ball, 0, memory_order_release);
+			double t0 = now();
+			for (int i = 0; i < HANDOFF_TRIPS; i++) {
+				atomic_store_explicit(&h.ball, 1, memory_order_release);
+				while (atomic_load_explicit(&h.ball, memory_order_acquire) != 0)
+					;
+			}
+			t[s] = (now() - t0) / HANDOFF_TRIPS * 1e9;
+		}
+		pthread_join(th, NULL);
+	}
+	sched_setaffinity(0, sizeof mine, &mine);      /* the children run anywhere */
+	if (!ok)
+		return 0;
+	for (int i = 1; i < HANDOFF_SAMPLES; i++)       /* insertion sort of 5 */
+		for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+			double x = t[j];
+			t[j] = t[j - 1];
+			t[j - 1] = x;
+		}
+	return t[HANDOFF_SAMPLES / 2];
+}
+
 /* The lines c writes (the events of a JSONL conversion). */
 static uint64_t count_lines(const struct cmd *c)
 {
@@ -211,6 +318,29 @@ static void small_file(const char *tool, char **mans, int nman, char *file, int 
 		free(c[j].argv);
 	}
 	fflush(stdout);
+}
+
+/* convert.machine_handoff_ns: the median of the JSONL rounds' round trips
+ * (sorts h; 0 for a round not measured), with their range. */
+static void print_handoff(double *h, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && h[j] < h[j - 1]; j--) {
+			double x = h[j];
+			h[j] = h[j - 1];
+			h[j - 1] = x;
+		}
+	int z = 0;                  /* rounds not measured (0) sort first */
+	while (z < n && h[z] <= 0)
+		z++;
+	if (z == n) {
+		printf("# convert.machine_handoff_ns: not measured (fewer than two processors to pin to)\n");
+		return;
+	}
+	printf("convert.machine_handoff_ns %.0f ns\n", h[z + (n - z) / 2]);
+	printf("# cache-line round trip between the first two processors, %d JSONL rounds: %.0f-%.0f ns"
+	       " (tens of ns: they share a cache; hundreds: the host placed them apart, and -j 2 pays for"
+	       " each hand-over)\n", n - z, h[z], h[n - 1]);
 }
 
 static void load(const char *when)
@@ -285,6 +415,9 @@ int main(int argc, char **argv)
 	load("before");
 
 	static const char *const fmts[] = { "jsonl", "xml" };
+	double *handoff = calloc((size_t)reps, sizeof *handoff);
+	if (!handoff)
+		die("out of memory%s", "");
 	double rate[2][3] = { { 0 } }, cpu_ratio = 0, machine = 0, machine_cpu = 0;
 	for (int f = 0; f < 2; f++) {
 		char **files = inputs[f];
@@ -312,8 +445,12 @@ int main(int argc, char **argv)
 		 * conversions at that moment. */
 		double pair_best = 1e30, pair_cpu = 0, pair_min_cpu = 1e30;
 		for (int r = 0; r < reps; r++) {
+			double round_cpu[3] = { 0 };
+			if (f == 0)
+				handoff[r] = handoff_ns();
 			for (int j = 0; j < njobs; j++) {
 				double t = run(&c[j], devnull, &cpu);
+				round_cpu[j] = cpu;
 				if (cpu < min_cpu[j])
 					min_cpu[j] = cpu;
 				if (t < best[j]) {
@@ -322,6 +459,12 @@ int main(int argc, char **argv)
 				}
 			}
 			if (f == 0) {
+				char trip[48] = "not measured";
+				if (handoff[r] > 0)
+					snprintf(trip, sizeof trip, "%.0f ns", handoff[r]);
+				printf("# jsonl round %d: cache-line round trip between processors %s; CPU time"
+				       " -j 1 %.2f s, -j 2 %.2f s (%.2f x)\n", r + 1, trip, round_cpu[0], round_cpu[1],
+				       round_cpu[1] / round_cpu[0]);
 				double t = run_copies(&c[0], 2, devnull, &cpu);
 				if (cpu < pair_min_cpu)
 					pair_min_cpu = cpu;
@@ -359,6 +502,8 @@ int main(int argc, char **argv)
 	printf("# the machine: two -j 1 JSONL runs side by side finish %.2f x as many events per second as"
 	       " one, and each takes %.2f x the CPU time of a run alone (more than 1: the processors slow"
 	       " each other down, which slows -j 2's threads too)\n", machine, machine_cpu);
+	print_handoff(handoff, reps);
+	free(handoff);
 	if (small)
 		small_file(tool, mans, nman, small, ncpu, devnull);
 	load("after");
