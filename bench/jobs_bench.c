@@ -176,6 +176,17 @@ static double run(const struct cmd *c, int out_fd, double *cpu)
  * measures the distance, so that a low convert.scaling_j2 can be told
  * from a slower tool. */
 
+/* Sorts a[0..n) in increasing order (a few values: insertion). */
+static void sort_doubles(double *a, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && a[j] < a[j - 1]; j--) {
+			double x = a[j];
+			a[j] = a[j - 1];
+			a[j - 1] = x;
+		}
+}
+
 #define HANDOFF_TRIPS 20000
 #define HANDOFF_SAMPLES 5
 
@@ -255,12 +266,7 @@ static double handoff_ns(void)
 	sched_setaffinity(0, sizeof mine, &mine);      /* the children run anywhere */
 	if (!ok)
 		return 0;
-	for (int i = 1; i < HANDOFF_SAMPLES; i++)       /* insertion sort of 5 */
-		for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-			double x = t[j];
-			t[j] = t[j - 1];
-			t[j - 1] = x;
-		}
+	sort_doubles(t, HANDOFF_SAMPLES);
 	return t[HANDOFF_SAMPLES / 2];
 }
 
@@ -324,12 +330,7 @@ static void small_file(const char *tool, char **mans, int nman, char *file, int 
  * (sorts h; 0 for a round not measured), with their range. */
 static void print_handoff(double *h, int n)
 {
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && h[j] < h[j - 1]; j--) {
-			double x = h[j];
-			h[j] = h[j - 1];
-			h[j - 1] = x;
-		}
+	sort_doubles(h, n);
 	int z = 0;                  /* rounds not measured (0) sort first */
 	while (z < n && h[z] <= 0)
 		z++;
@@ -339,8 +340,8 @@ static void print_handoff(double *h, int n)
 	}
 	printf("convert.machine_handoff_ns %.0f ns\n", h[z + (n - z) / 2]);
 	printf("# cache-line round trip between the first two processors, %d JSONL rounds: %.0f-%.0f ns"
-	       " (tens of ns: they share a cache; hundreds: the host placed them apart, and -j 2 pays for"
-	       " each hand-over)\n", n - z, h[z], h[n - 1]);
+	       " (tens of ns: they share a cache; hundreds: the host placed them apart, which makes each of"
+	       " -j 2's hand-overs dearer)\n", n - z, h[z], h[n - 1]);
 }
 
 static void load(const char *when)
