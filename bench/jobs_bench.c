@@ -173,8 +173,9 @@ static double run(const struct cmd *c, int out_fd, double *cpu)
  * nanoseconds; far apart, in hundreds. -j 2 hands batches and the reading
  * turn from one thread to the other, so it pays for the distance, and two
  * independent -j 1 runs (the machine's reference) do not. handoff_ns()
- * measures the distance, so that a low convert.scaling_j2 can be told
- * from a slower tool. */
+ * measures the distance, one of the host's effects on convert.scaling_j2;
+ * the other, the host running other work on the same cores, shows in the
+ * pair's CPU time printed beside it (bench/README.md has rounds of each). */
 
 /* Sorts a[0..n) in increasing order (a few values: insertion). */
 static void sort_doubles(double *a, int n)
@@ -205,7 +206,7 @@ static int pin(int cpu)
 
 /* The ball: 0 until the partner has pinned itself, then 2 (ready) or -1
  * (pinning refused: it ends there); then 1 while it is the partner's turn
- * and 0 while it is the main thread's. */
+ * and 0 while it is the main thread's (the partner waits for 1 only). */
 static void *handoff_partner(void *arg)
 {
 	struct handoff *h = arg;
@@ -252,7 +253,6 @@ static double handoff_ns(void)
 		if (ready < 0) {
 			ok = 0;
 		} else {
-			atomic_store_explicit(&h.ball, 0, memory_order_release);
 			double t0 = now();
 			for (int i = 0; i < HANDOFF_TRIPS; i++) {
 				atomic_store_explicit(&h.ball, 1, memory_order_release);
