@@ -66,6 +66,12 @@
  * reads as the clock type asks: SYSTEMTIME the source's FILETIMEs, QPC a
  * 10 MHz counter from 0 at session start (BootTime = StartTime), CPUCYCLE
  * 1000 MHz cycles from 0 at session start; nothing is measured.
+ * On such a clock many events share a time, and a reader puts events of
+ * one time from different processors' buffers in processor order. So a
+ * live write there goes into the buffer of the writing thread's own
+ * processor number (etl_thread_processor_set(), 0 unless set), not the
+ * one the scheduler ran it on: what a thread writes at one time reads
+ * back in the order it wrote it, at every run.
  *
  * fork(): sessions are per process. A child inherits the parent's sessions
  * orphaned (no logger thread runs there): they receive no events, and
@@ -588,6 +594,24 @@ ETL_API void etl_activity_set(const struct etl_guid *id, struct etl_guid *prev);
 
 /*! etl_activity_new() : a new, process-unique activity id. */
 ETL_API struct etl_guid etl_activity_new(void);
+
+/* ---- the processor of a thread on the caller's clock ------------------- */
+
+/*! etl_thread_processor_set() : the processor whose buffers receive the
+ *  calling thread's live writes in sessions on the caller's clock
+ *  (etl_session_props.clock; see "The caller's clock" above), taken modulo
+ *  each session's processor count; 0 until set. Sessions on the system
+ *  clocks record the processor the thread runs on, and replayed events
+ *  the one they were captured on, whatever is set here. A program that
+ *  replays a captured event and writes events of its own about it at the
+ *  same time (as the SEM does, etl_sem.h) sets the event's processor
+ *  first: its own events then read back beside it, in the order written.
+ *  If prev is not NULL it receives the previous value. */
+ETL_API void etl_thread_processor_set(uint32_t cpu, uint32_t *prev);
+
+/*! etl_thread_processor_get() : the calling thread's processor for
+ *  sessions on the caller's clock (etl_thread_processor_set()). */
+ETL_API uint32_t etl_thread_processor_get(void);
 
 #ifdef __cplusplus
 }

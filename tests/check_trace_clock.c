@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE 1
 #include <check.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,7 @@ struct seen {
 	size_t n;
 	int64_t utc[16];
 	uint32_t index[16];
+	uint16_t processor[16];
 	struct etl_logfile lf;
 	size_t failures;
 };
@@ -105,6 +107,7 @@ static void read_back(struct seen *out)
 		if (out->n < 16) {
 			out->utc[out->n] = ev->utc;
 			out->index[out->n] = ev->payload_size >= 4 ? tu_le32(ev->payload) : 0xFFFFFFFFu;
+			out->processor[out->n] = ev->processor;
 		}
 		out->n++;
 	}
@@ -279,6 +282,90 @@ START_TEST(older_props_size)
 }
 END_TEST
 
+/* ---- the processor of live writes ---------------------------------------- */
+
+/* Moves the calling thread to processor cpu. */
+static void run_on(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof set, &set), 0);
+}
+
+/* On the caller's clock events share a time and the reader puts those of
+ * different processors in processor order: a thread that the scheduler
+ * moves between two processors while it writes still reads back in the
+ * order it wrote, from its own processor number (0, or what
+ * etl_thread_processor_set() gave, folded into the session's count). On
+ * the system clock the record names the processor the thread ran on. */
+START_TEST(processor_of_live_writes)
+{
+	cpu_set_t was;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof was, &was), 0);
+	int cpus[2], n = 0;
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &was))
+			cpus[n++] = c;
+	if (n < 2) {
+		tu_skip(__func__, "the test runs on one processor: nothing moves it");
+		return;
+	}
+	etl_provider p = { 0 };
+	ck_assert_int_eq(etl_provider_register(&p, &G_PROV, NULL, NULL), ETL_OK);
+	etl_session *s = start_session(ETL_CLOCK_QPC, 0);
+	g_now = T0 + SEC;
+	for (uint32_t i = 0; i < 8; i++) {
+		run_on(cpus[i & 1]);
+		write_n(&p, i, 1);
+	}
+	uint32_t prev = 99;
+	etl_thread_processor_set(3, &prev);
+	ck_assert_uint_eq(prev, 0);
+	ck_assert_uint_eq(etl_thread_processor_get(), 3);
+	write_n(&p, 8, 2);
+	etl_thread_processor_set(prev, NULL);
+	ck_assert_uint_eq(etl_thread_processor_get(), 0);
+	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
+	etl_session_free(s);
+
+	struct seen got;
+	read_back(&got);
+	ck_assert_uint_eq(got.failures, 0);
+	ck_assert_uint_eq(got.n, 10);
+	uint32_t np = got.lf.number_of_processors;
+	ck_assert_uint_ge(np, 2);
+	for (uint32_t i = 0; i < 10; i++) {
+		ck_assert_int_eq(got.utc[i], T0 + SEC);
+		ck_assert_uint_eq(got.index[i], i);
+		ck_assert_uint_eq(got.processor[i], i < 8 ? 0 : 3 % np);
+	}
+
+	/* The system clock: the processor the thread runs on, whatever the
+	 * thread's number says. */
+	struct etl_session_props sp;
+	etl_session_props_init(&sp);
+	sp.file_name = g_path;
+	s = etl_session_new();
+	ck_assert_int_eq(etl_session_start(s, "ClockTest", &sp), ETL_OK);
+	struct etl_enable_params ep;
+	etl_enable_params_init(&ep);
+	ck_assert_int_eq(etl_session_enable(s, &G_PROV, &ep), ETL_OK);
+	run_on(cpus[1]);
+	etl_thread_processor_set(cpus[0], NULL);
+	write_n(&p, 20, 1);
+	etl_thread_processor_set(0, NULL);
+	ck_assert_int_eq(etl_session_stop(s), ETL_OK);
+	etl_session_free(s);
+	etl_provider_unregister(&p);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof was, &was), 0);
+	read_back(&got);
+	ck_assert_uint_eq(got.n, 1);
+	ck_assert_uint_eq(got.index[0], 20);
+	ck_assert_uint_eq(got.processor[0], (uint32_t)cpus[1] % got.lf.number_of_processors);
+}
+END_TEST
+
 /* ---- capture state ------------------------------------------------------ */
 
 struct calls {
@@ -365,6 +452,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, flush_timer_follows_clock);
 	tcase_add_test(tc, clock_advanced_misuse);
 	tcase_add_test(tc, older_props_size);
+	tcase_add_test(tc, processor_of_live_writes);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("capture_state");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -183,6 +183,11 @@ int etl_sem_replay_event(etl_sem *sem, const struct etl_event *ev)
 	int zero_id = memcmp(&ev->activity_id, &zero, sizeof zero) == 0;
 	struct etl_guid act = ev->activity_id;
 	uint32_t st = ETL_SEM_STATUS_NOT_FOUND;
+	/* The status events of this event go into its processor's buffers,
+	 * next to it: they share its time, and there only the order written
+	 * (an end's before it, a start's after it) decides how they read. */
+	uint32_t cpu;
+	etl_thread_processor_set(ev->processor, &cpu);
 	if (scen) {
 		pthread_mutex_lock(&sem->lock);
 		st = zero_id ? etl__sem_end_oldest(sem, &ev->provider, ev->id, &act)
@@ -197,6 +202,7 @@ int etl_sem_replay_event(etl_sem *sem, const struct etl_event *ev)
 		st = combine_status(st, etl__sem_start_instance(sem, &ev->provider, ev->id, &act));
 	}
 	pthread_mutex_unlock(&sem->lock);
+	etl_thread_processor_set(cpu, NULL);
 	t_status = st;
 	return wrc;
 }

@@ -365,13 +365,32 @@ struct route_target {
 	uint32_t props;
 };
 
-/* The processor whose buffer of s receives the record: the writer's (a
- * live write), or the captured event's (a replay); folded into s's
- * processor count, which a replaying session takes from its trace. */
+/* The processor of the calling thread's live writes to sessions on the
+ * caller's clock (etl_thread_processor_set()). */
+static _Thread_local uint32_t t_clock_cpu;
+
+void etl_thread_processor_set(uint32_t cpu, uint32_t *prev)
+{
+	if (prev)
+		*prev = t_clock_cpu;
+	t_clock_cpu = cpu;
+}
+
+uint32_t etl_thread_processor_get(void)
+{
+	return t_clock_cpu;
+}
+
+/* The processor whose buffer of s receives the record: the captured
+ * event's (a replay); for a live write the one the writer runs on, but on
+ * the caller's clock the thread's own (etl_thread_processor_set()): there
+ * events often share a time, and the reader orders those by processor, so
+ * the scheduler must not pick it. Folded into s's processor count, which a
+ * replaying session takes from its trace. */
 static inline uint32_t target_cpu(const struct etl__rt_event *ev, const struct etl_session *s,
                                   uint32_t cpu)
 {
-	uint32_t c = ev->replayed ? ev->replayed->processor : cpu;
+	uint32_t c = ev->replayed ? ev->replayed->processor : s->stamp_ct ? cpu : t_clock_cpu;
 	return c < s->nproc ? c : c % s->nproc;
 }
 
