@@ -620,7 +620,10 @@ ETL_API const char *etl_sem_errmsg(const etl_sem *sem);
  *  event that is both ends, is written, then starts). The event itself is
  *  written with etl_replay_write() (etl_trace.h): every field kept, to
  *  every session that enabled its provider - DiagLog and WdiContextLog
- *  among them.
+ *  among them. The status events the call writes share the event's time
+ *  and go into the buffers of its processor (the calling thread's
+ *  etl_thread_processor_set() is the event's during the call, restored
+ *  before it returns), so they read back beside it in the order written.
  *  An all-zero activity id (a capture may hold one; a scenario write never
  *  writes one) follows a rule of libetl's (doc/sem.md §13):
  *    - an end event ends the oldest running instance (the first started)

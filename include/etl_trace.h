@@ -606,6 +606,10 @@ ETL_API struct etl_guid etl_activity_new(void);
  *  replays a captured event and writes events of its own about it at the
  *  same time (as the SEM does, etl_sem.h) sets the event's processor
  *  first: its own events then read back beside it, in the order written.
+ *  Threads that write at once while the clock moves should have numbers
+ *  of their own: a record's place in a buffer is taken before its time is
+ *  read, so two threads sharing a buffer stream may leave a later time
+ *  ahead of an earlier one there.
  *  If prev is not NULL it receives the previous value. */
 ETL_API void etl_thread_processor_set(uint32_t cpu, uint32_t *prev);
 

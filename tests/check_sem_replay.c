@@ -525,7 +525,8 @@ static void check_all(etl_sem_config *cfg)
 
 /* The replay on each of (at most) two processors the test may run on, the
  * thread kept there: the files must not depend on which one it was (the
- * trace's events were captured on processor 1). */
+ * trace's events were captured on processor 1). Where the system does not
+ * let the test choose, one replay wherever it runs. */
 START_TEST(test_replay_reg)
 {
 	NEED(TRACE);
@@ -540,12 +541,14 @@ START_TEST(test_replay_reg)
 		cpu_set_t one;
 		CPU_ZERO(&one);
 		CPU_SET(c, &one);
-		ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+		if (sched_setaffinity(0, sizeof one, &one) != 0)
+			break;
 		check_all(sx_load("windows-default.reg"));
 		runs++;
 	}
+	if (runs == 0)
+		check_all(sx_load("windows-default.reg"));
 	ck_assert_int_eq(sched_setaffinity(0, sizeof was, &was), 0);
-	ck_assert_int_ge(runs, 1);
 }
 END_TEST
 

@@ -10,7 +10,8 @@
  *   processor    the record lands in the buffer of the captured event's
  *                processor in a session that replays the trace (one stream
  *                per processor of its header), folded into a live
- *                session's processor count;
+ *                session's processor count, whatever the writing thread's
+ *                own number (etl_thread_processor_set());
  *   clock        the replaying session's header keeps the trace's clock
  *                figures and anchor, and the event its raw timestamp; a
  *                live session on the caller's clock stamps it with its
@@ -246,7 +247,10 @@ START_TEST(test_processor_and_clock)
 	uint32_t serial = 7;
 	captured_event(&ev, &serial, &G1, 21, 4, 1, 13, 2);
 	g_now = ev.utc;
+	/* The thread's own number is for its live writes only. */
+	etl_thread_processor_set(14, NULL);
 	ck_assert_int_eq(etl_replay_write(&ev), ETL_OK);
+	etl_thread_processor_set(0, NULL);
 	g_now = T0 + 5 * SEC;
 	ck_assert_int_eq(etl_session_stop(a), ETL_OK);
 	ck_assert_int_eq(etl_session_stop(b), ETL_OK);

@@ -139,8 +139,10 @@ static void *logger_main(void *arg)
 {
 	struct etl_session *s = arg;
 	/* A replaying session's processors are the trace's, not this
-	 * machine's: nothing to balance. */
-	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING && !s->replay;
+	 * machine's, and a session on the caller's clock fills the buffers of
+	 * its writers' own processor numbers (etl_thread_processor_set()), not
+	 * of where they run: nothing to balance. */
+	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING && !s->replay && !s->p.clock;
 	uint32_t period = s->p.flush_timer_ms;
 	int own_clock = s->p.clock != NULL;
 	struct timespec next;

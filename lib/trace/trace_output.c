@@ -22,7 +22,8 @@
  *               realtime_cb for each event, on the logger thread.
  *
  * Accounting (exact once stopped): an event meant for the session is
- * either committed to a buffer or counted lost on the writer's processor;
+ * either committed to a buffer or counted lost on the processor whose
+ * buffer it was meant for;
  * a buffer that cannot be written moves its events from written to lost.
  */
 #define ETL_BUILDING_LIB 1
