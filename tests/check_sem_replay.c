@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include "etl.h"
 #include "etl_sem.h"
+#include "cpu_pin.h"
 #include "json_mini.h"
 #include "sem_expect.h"
 #include "sem_fixture.h"
@@ -534,15 +535,8 @@ START_TEST(test_replay_reg)
 	NEED(REG);
 	cpu_set_t was;
 	ck_assert_int_eq(sched_getaffinity(0, sizeof was, &was), 0);
-	int runs = 0;
-	for (int c = 0; c < CPU_SETSIZE && runs < 2; c++) {
-		if (!CPU_ISSET(c, &was))
-			continue;
-		cpu_set_t one;
-		CPU_ZERO(&one);
-		CPU_SET(c, &one);
-		if (sched_setaffinity(0, sizeof one, &one) != 0)
-			break;
+	int cpus[2], n = pin_cpus(cpus, 2), runs = 0;
+	while (runs < n && pin_run_on(cpus[runs])) {
 		check_all(sx_load("windows-default.reg"));
 		runs++;
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "etl.h"
 #include "etl_trace.h"
+#include "cpu_pin.h"
 #include "testutil.h"
 
 static const struct etl_guid G_PROV =
@@ -290,15 +291,6 @@ END_TEST
 
 /* ---- the processor of live writes ---------------------------------------- */
 
-/* Moves the calling thread to processor cpu; 0 when the system refuses. */
-static int run_on(int cpu)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof set, &set) == 0;
-}
-
 /* On the caller's clock events share a time and the reader puts those of
  * different processors in processor order: a thread that the scheduler
  * moves between two processors while it writes still reads back in the
@@ -307,15 +299,12 @@ static int run_on(int cpu)
  * the system clock the record names the processor the thread ran on. */
 START_TEST(processor_of_live_writes)
 {
-	int cpus[2], n = 0;
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &g_affinity))
-			cpus[n++] = c;
-	if (n < 2) {
+	int cpus[2];
+	if (pin_cpus(cpus, 2) < 2) {
 		tu_skip(__func__, "the test runs on one processor: nothing moves it");
 		return;
 	}
-	if (!run_on(cpus[0]) || !run_on(cpus[1])) {
+	if (!pin_run_on(cpus[0]) || !pin_run_on(cpus[1])) {
 		tu_skip(__func__, "the system does not let the test choose its processor");
 		return;
 	}
@@ -324,7 +313,7 @@ START_TEST(processor_of_live_writes)
 	etl_session *s = start_session(ETL_CLOCK_QPC, 0);
 	g_now = T0 + SEC;
 	for (uint32_t i = 0; i < 8; i++) {
-		ck_assert(run_on(cpus[i & 1]));
+		ck_assert(pin_run_on(cpus[i & 1]));
 		write_n(&p, i, 1);
 	}
 	uint32_t prev = 99;
@@ -359,7 +348,7 @@ START_TEST(processor_of_live_writes)
 	struct etl_enable_params ep;
 	etl_enable_params_init(&ep);
 	ck_assert_int_eq(etl_session_enable(s, &G_PROV, &ep), ETL_OK);
-	ck_assert(run_on(cpus[1]));
+	ck_assert(pin_run_on(cpus[1]));
 	etl_thread_processor_set((uint32_t)cpus[0], NULL);
 	write_n(&p, 20, 1);
 	etl_thread_processor_set(0, NULL);

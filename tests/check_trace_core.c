@@ -28,6 +28,7 @@
 #include "lib/read/read_internal.h"
 #include "lib/trace/trace_seam.h"
 #include "lib/trace/trace_core.h"
+#include "cpu_pin.h"
 #include "testutil.h"
 
 /* ---- the test event ----------------------------------------------------- */
@@ -1399,11 +1400,8 @@ END_TEST
 static void batched_case(uint32_t max_buffers)
 {
 	mkdir_tmp();
-	cpu_set_t set;
-	CPU_ZERO(&set);
 	int cpu = sched_getcpu();
-	CPU_SET(cpu < 0 ? 0 : cpu, &set);
-	ck_assert_int_eq(sched_setaffinity(0, sizeof set, &set), 0);
+	ck_assert(pin_run_on(cpu < 0 ? 0 : cpu));
 	struct etl_guid g = guid_n(20);
 	static etl_provider prov;
 	ck_assert_int_eq(etl_provider_register(&prov, &g, NULL, NULL), ETL_OK);
