@@ -373,18 +373,20 @@ static int cmd_run(int argc, char **argv)
 			fig(name, NULL, overall[fm], "Mev/s");
 		}
 	}
+	/* Three decimals: a figure just under its target (0.996) must not
+	 * read as the target itself beside MISS. */
 	printf("# targets (events of the kind / time of the whole passes of their files; convert.xml: every"
 	       " event / time of every whole xml pass)\n");
 	for (int fm = 0; fm < NFMT; fm++) {
 		double target = fm == F_JSONL ? 2.0 : 1.0;
 		for (int q = 0; q < 2; q++)
 			if (agg[fm][q].t_all > 0)
-				printf("%s convert.%s.%s %.2f Mev/s (target >= %.0f Mev/s)\n",
+				printf("%s convert.%s.%s %.3f Mev/s (target >= %.0f Mev/s)\n",
 				       rate[fm][q] >= target ? "PASS" : "MISS", out_formats[fm], kind_label(kinds[q]),
 				       rate[fm][q], target);
 	}
 	if (all[F_XML].t_all > 0)
-		printf("%s convert.xml %.2f Mev/s (target >= 1 Mev/s)\n", overall[F_XML] >= 1.0 ? "PASS" : "MISS",
+		printf("%s convert.xml %.3f Mev/s (target >= 1 Mev/s)\n", overall[F_XML] >= 1.0 ? "PASS" : "MISS",
 		       overall[F_XML]);
 
 	for (int f = 0; f < nfiles; f++) {

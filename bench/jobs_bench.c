@@ -514,7 +514,7 @@ int main(int argc, char **argv)
 		printf("# busy machine: a program gets its session's share of the processors, however many"
 		       " threads it runs (sched_autogroup), so the wall-clock scaling is low\n");
 	printf("# target (JSONL, -j 2 over -j 1)\n");
-	printf("%s convert.scaling_j2 %.2f x (target >= %.1f x)\n", s_jsonl >= TARGET_SCALING ? "PASS" : "MISS",
+	printf("%s convert.scaling_j2 %.3f x (target >= %.1f x)\n", s_jsonl >= TARGET_SCALING ? "PASS" : "MISS",
 	       s_jsonl, TARGET_SCALING);
 	close(devnull);
 	free(mans);
