@@ -172,6 +172,7 @@ static const char msg_manifest[] =
 	"<event value=\"2\" template=\"T\" message=\"%2%2%2%2%2\"/>"
 	"<event value=\"3\" template=\"T\" message=\"[%1!08x!|%1!-5d!|%2!.2s!] 100%\"/>"
 	"<event value=\"4\" message=\"no inserts %1 here%\"/>"
+	"<event value=\"5\" template=\"T\" message=\"[%1!I64u!|%1!1-d!|%2!1.2.3s!|%2!#05s!|%1!.2147483647d!]\"/>"
 	"</events></provider></events></instrumentation></instrumentationManifest>";
 
 static const struct etl_decoded *decode_msg(etl_decoder *d, uint16_t id, const struct tu_bytes *b)
@@ -204,6 +205,16 @@ START_TEST(test_messages)
 	ck_assert_str_eq(decode_msg(d, 1, &b)->message, "x7y%z\n\t\rabc ! .  end");
 	ck_assert_str_eq(decode_msg(d, 3, &b)->message, "[00000007|7    |ab] 100%");
 	ck_assert_str_eq(decode_msg(d, 4, &b)->message, "no inserts  here%");
+	/* !fmt! as flags, width, precision in that order, the rest up to the
+	 * conversion ignored (I64 is no width of 64, "-" after a width no
+	 * flag); '#' and '0' with s dropped; a precision of 2^31 - 1 cut to
+	 * ETL_MSG_SPEC_MAX, then to the 255 bytes a manifest insert holds */
+	char want[300];
+	memset(want, 0, sizeof want);
+	strcpy(want, "[7|7|ab|  abc|");
+	memset(want + strlen(want), '0', 255);
+	strcat(want, "]");
+	ck_assert_str_eq(decode_msg(d, 5, &b)->message, want);
 
 	/* Five inserts of 20000 characters: 100000 bytes, over the 64 KiB cap,
 	 * where whole pieces that do not fit are dropped: three remain. */

@@ -457,6 +457,88 @@ START_TEST(test_prefix_fields)
 }
 END_TEST
 
+/* %N!fmt! conversions: what reaches snprintf is always a well-formed
+ * format (flags, width, precision, in that order; the rest up to the
+ * conversion ignored) with the width and precision cut to
+ * ETL_MSG_SPEC_MAX, so a TMF, manifest or trace cannot ask for gigabytes
+ * of digits or seconds of padding (each of messages 2-4 took 9-41 s with
+ * the numbers copied through; the test case's timeout would end them). */
+START_TEST(test_format_specs)
+{
+	struct etl_msg_spec sp;
+	etl__msg_spec(&sp, "2147483647d", 11);
+	ck_assert_int_eq(sp.width, ETL_MSG_SPEC_MAX);
+	ck_assert_int_eq(sp.prec, -1);
+	ck_assert_int_eq(sp.conv, 'd');
+	etl__msg_spec(&sp, "-0+ #-12.5I64x", 14);
+	ck_assert_str_eq(sp.flags, "-0+ #");            /* each flag once */
+	ck_assert_int_eq(sp.width, 12);
+	ck_assert_int_eq(sp.prec, 5);
+	ck_assert_int_eq(sp.conv, 'x');
+	etl__msg_spec(&sp, "99999999999999999999.99999999999999999999f", 42);
+	ck_assert_int_eq(sp.width, ETL_MSG_SPEC_MAX);
+	ck_assert_int_eq(sp.prec, ETL_MSG_SPEC_MAX);
+	etl__msg_spec(&sp, ".u", 2);
+	ck_assert_int_eq(sp.prec, 0);
+	ck_assert_int_eq(sp.conv, 'u');
+	etl__msg_spec(&sp, "", 0);
+	ck_assert_int_eq(sp.conv, 's');
+	ck_assert_int_eq(sp.width, 0);
+	ck_assert_int_eq(sp.prec, -1);
+	ck_assert_str_eq(sp.flags, "");
+	etl__msg_spec(&sp, "1-d", 3);                   /* "-" out of order: ignored */
+	ck_assert_int_eq(sp.width, 1);
+	ck_assert_str_eq(sp.flags, "");
+
+	etl_decoder *d = etl_decoder_new();
+	/* every message takes the same three arguments */
+#define F_ARGS "{\nv, ItemLong -- 10\ns, ItemString -- 11\nf, ItemDouble -- 12\n}\n"
+	static const char tmf[] =
+		"11112222-3333-4444-5555-666677778888 Comp\n"
+		"#typev f_c1 1 \"%0[%10!1-d!][%10!I64u!][%10!08I64x!][%11!1.2.3s!][%10!#5d!][%11!05s!][%10!-+5d!]\"\n"
+		F_ARGS
+		"#typev f_c2 2 \"%0%10!2147483647d!\"\n" F_ARGS
+		"#typev f_c3 3 \"%0%12!.2147483647f!\"\n" F_ARGS
+		"#typev f_c4 4 \"%0%11!.2147483647s!|%10!.2147483647d!\"\n" F_ARGS;
+#undef F_ARGS
+	ck_assert_int_eq(etl__wpp_parse_tmf(d, "mem.tmf", tmf, strlen(tmf)), ETL_OK);
+	struct tu_bytes b;
+	tu_bytes_init(&b);
+	tu_put32(&b, 42);
+	tu_put8(&b, 'a');
+	tu_put8(&b, 'b');
+	tu_put8(&b, 'c');
+	tu_put8(&b, 0);
+	tu_put64(&b, 0x3FF8000000000000ull);            /* 1.5 */
+	const struct etl_decoded *r;
+	struct etl_event ev = mkmsg(TEST_GUID, 1, 8, b.p, b.len);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	/* '#' with d and '0' with s are undefined in C: dropped, as the C
+	 * library ignores them */
+	ck_assert_str_eq(r->message, "[42][42][0000002a][ab][   42][  abc][+42  ]");
+
+	/* a field of 2^31 - 1: 1022 spaces and "42", cut at the 511 bytes an
+	 * insert holds */
+	ev = mkmsg(TEST_GUID, 2, 8, b.p, b.len);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_uint_eq(strlen(r->message), 511);
+	ck_assert_uint_eq(strspn(r->message, " "), 511);
+	/* a precision of 2^31 - 1: "1.5" and zeros */
+	ev = mkmsg(TEST_GUID, 3, 8, b.p, b.len);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_uint_eq(strlen(r->message), 511);
+	ck_assert(strncmp(r->message, "1.5", 3) == 0);
+	ck_assert_uint_eq(strspn(r->message + 3, "0"), 508);
+	ev = mkmsg(TEST_GUID, 4, 8, b.p, b.len);
+	ck_assert_int_eq(etl_decoder_decode(d, &ev, &r), ETL_OK);
+	ck_assert_uint_eq(strlen(r->message), 4 + 511);
+	ck_assert(strncmp(r->message, "abc|", 4) == 0);
+	ck_assert_uint_eq(strspn(r->message + 4, "0"), 511);
+	tu_bytes_free(&b);
+	etl_decoder_free(d);
+}
+END_TEST
+
 START_TEST(test_corpus_no_tmf)
 {
 	TU_NEED_CORPUS();
@@ -500,6 +582,7 @@ int main(void)
 	tcase_add_test(tc, test_lists_and_names);
 	tcase_add_test(tc, test_load_errors);
 	tcase_add_test(tc, test_prefix_fields);
+	tcase_add_test(tc, test_format_specs);
 	tcase_add_test(tc, test_corpus_no_tmf);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

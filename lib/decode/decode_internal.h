@@ -388,15 +388,37 @@ int etl__msg_finish(etl_decoder *d, struct etl_msgbuf *b, const char **out);
  * (hex for hex types, {GUID}, 0x-prefixed hex bytes for binary / SID). */
 void etl__msg_prop_text(struct etl_msgbuf *b, const struct etl_prop *p);
 
-/* !fmt! inserts: conv_fmt holds "%" plus the flags, width and precision
- * (k bytes, room for 4 more). etl__msg_fmt_text() appends text (then frees
- * it) through conv_fmt + "s" in a lim-byte scratch (inserts of 200 bytes or
- * more unformatted); b->oom set if text->oom. etl__msg_fmt_int() appends a
- * value through conv_fmt + "c" (low byte of u), "lld" (iv, for conv d / i)
- * or "ll" conv (u). lim is at most 512. */
-void etl__msg_fmt_text(struct etl_msgbuf *b, char *conv_fmt, size_t k, struct etl_msgbuf *text, size_t lim);
-void etl__msg_fmt_int(struct etl_msgbuf *b, char *conv_fmt, size_t k, char conv, long long iv,
-                      unsigned long long u, size_t lim);
+/* A !fmt! insert's printf conversion: fmt (fl bytes) is flags, an optional
+ * width, an optional .precision, then length modifiers (h l ll I32 I64 w z
+ * ...) and the conversion character, its last byte. Only the first three
+ * and the conversion are kept: parsing stops at the first character that
+ * does not fit that order ("1-d" is width 1), so what reaches snprintf is
+ * always a well-formed format, whatever the manifest, TMF or trace says.
+ * Width and precision are cut to ETL_MSG_SPEC_MAX: the text of an insert
+ * is at most 511 bytes, and a field of 2^31 - 1 would cost seconds of
+ * padding (or gigabytes of digits) before being cut. */
+#define ETL_MSG_SPEC_MAX 1024
+struct etl_msg_spec {
+	char flags[6];              /* each of "-+ #0" at most once, NUL-ended  */
+	int width;                  /* 0: none                                */
+	int prec;                   /* -1: none                               */
+	char conv;                  /* the last byte of fmt ('s' when empty)  */
+};
+void etl__msg_spec(struct etl_msg_spec *s, const char *fmt, size_t fl);
+
+/* Append an insert formatted by s in a lim-byte scratch (lim <= 512; the
+ * text is cut there). Flags C leaves undefined for the conversion are
+ * dropped ('#' but for o x X and floats, '0' for s and c, the precision of
+ * c), as the C library ignores them anyway.
+ * etl__msg_fmt_text(): text (then freed) as %s; inserts of 200 bytes or
+ * more are appended unformatted; b->oom set if text->oom.
+ * etl__msg_fmt_int(): s->conv one of d i u o x X c: iv for d and i, u for
+ * the others (its low byte for c), at 64 bits.
+ * etl__msg_fmt_float(): s->conv one of e E f g G a A. */
+void etl__msg_fmt_text(struct etl_msgbuf *b, const struct etl_msg_spec *s, struct etl_msgbuf *text, size_t lim);
+void etl__msg_fmt_int(struct etl_msgbuf *b, const struct etl_msg_spec *s, long long iv, unsigned long long u,
+                      size_t lim);
+void etl__msg_fmt_float(struct etl_msgbuf *b, const struct etl_msg_spec *s, double f, size_t lim);
 
 /* ---- schema files (lib/decode/dirlist.c) -------------------------------- */
 

@@ -188,22 +188,17 @@ static void insert_text(struct etl_msgbuf *b, const struct etl_prop *p)
 	mb_add(b, t, n);
 }
 
-/* %N!fmt!: a printf conversion applied to the value. */
+/* %N!fmt!: a printf conversion applied to the value (flags, width and
+ * precision; length modifiers h l I64 ... dropped, etl__msg_spec()). */
 static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char *fmt, size_t fl)
 {
-	char conv_fmt[32];
-	size_t k = 0;
-	char conv = fl ? fmt[fl - 1] : 's';
-	conv_fmt[k++] = '%';
-	for (size_t i = 0; i + 1 < fl && k < 16; i++) {
-		char ch = fmt[i];
-		if (strchr("-+ #0123456789.", ch))
-			conv_fmt[k++] = ch;     /* flags, width, precision; drop h l I64 */
-	}
+	struct etl_msg_spec spec;
+	etl__msg_spec(&spec, fmt, fl);
+	const char conv = spec.conv;
 	if (p->map_name || p->kind == ETL_VAL_STRING || !strchr("diuxXoc", conv)) {
 		struct etl_msgbuf tmp = ETL_MSGBUF_INIT(MF_MAX_MESSAGE);
 		etl__msg_prop_text(&tmp, p);
-		etl__msg_fmt_text(b, conv_fmt, k, &tmp, 256);
+		etl__msg_fmt_text(b, &spec, &tmp, 256);
 		return;
 	}
 	long long iv = p->kind == ETL_VAL_INT || p->kind == ETL_VAL_FILETIME ? p->v.i : (long long)p->v.u;
@@ -212,7 +207,7 @@ static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char 
 		double f = p->v.f;
 		iv = f != f ? 0 : f >= 0x1p63 ? LLONG_MAX : f < -0x1p63 ? LLONG_MIN : (long long)f;
 	}
-	etl__msg_fmt_int(b, conv_fmt, k, conv, iv, (unsigned long long)iv, 256);
+	etl__msg_fmt_int(b, &spec, iv, (unsigned long long)iv, 256);
 }
 
 /* Renders the message of e from the pieces parsed at load. The text is

@@ -98,19 +98,71 @@ void etl__msg_prop_text(struct etl_msgbuf *b, const struct etl_prop *p)
 	etl__msg_str(b, t);
 }
 
-void etl__msg_fmt_text(struct etl_msgbuf *b, char *conv_fmt, size_t k, struct etl_msgbuf *text, size_t lim)
+void etl__msg_spec(struct etl_msg_spec *s, const char *fmt, size_t fl)
 {
-	char t[512];
+	size_t i = 0, nf = 0;
+	s->conv = fl ? fmt[fl - 1] : 's';
+	s->width = 0;
+	s->prec = -1;
+	if (fl)
+		fl--;                   /* the conversion is not part of the spec */
+	for (; i < fl && fmt[i] && strchr("-+ #0", fmt[i]); i++)
+		if (!memchr(s->flags, fmt[i], nf))
+			s->flags[nf++] = fmt[i];        /* five kinds: fits flags[6] */
+	s->flags[nf] = 0;
+	/* Digits past the cap are read and dropped, so "99999999999" is one
+	 * width, not a width followed by garbage. */
+	for (; i < fl && fmt[i] >= '0' && fmt[i] <= '9'; i++)
+		if (s->width < ETL_MSG_SPEC_MAX)
+			s->width = s->width * 10 + (fmt[i] - '0');
+	if (i < fl && fmt[i] == '.') {
+		s->prec = 0;
+		for (i++; i < fl && fmt[i] >= '0' && fmt[i] <= '9'; i++)
+			if (s->prec < ETL_MSG_SPEC_MAX)
+				s->prec = s->prec * 10 + (fmt[i] - '0');
+	}
+	if (s->width > ETL_MSG_SPEC_MAX)
+		s->width = ETL_MSG_SPEC_MAX;
+	if (s->prec > ETL_MSG_SPEC_MAX)
+		s->prec = ETL_MSG_SPEC_MAX;
+}
+
+/* "%" + the flags of s that C defines for conv + "*.*" (or "*" for c) +
+ * len + conv into f (room for 16 bytes). */
+static void spec_format(char *f, const struct etl_msg_spec *s, char conv, const char *len)
+{
+	size_t k = 0;
+	f[k++] = '%';
+	for (const char *c = s->flags; *c; c++) {
+		if (*c == '#' && !strchr("oxXeEfgGaA", conv))
+			continue;
+		if (*c == '0' && (conv == 's' || conv == 'c'))
+			continue;
+		f[k++] = *c;
+	}
+	f[k++] = '*';
+	if (conv != 'c') {
+		f[k++] = '.';
+		f[k++] = '*';
+	}
+	while (*len)
+		f[k++] = *len++;
+	f[k++] = conv;
+	f[k] = 0;
+}
+
+void etl__msg_fmt_text(struct etl_msgbuf *b, const struct etl_msg_spec *s, struct etl_msgbuf *text, size_t lim)
+{
+	char t[512], f[16];
 	if (lim > sizeof t)
 		lim = sizeof t;
 	if (text->oom) {
 		b->oom = 1;
 		return;
 	}
-	conv_fmt[k++] = 's';
-	conv_fmt[k] = 0;
 	if (text->n < 200) {
-		snprintf(t, lim, conv_fmt, text->p ? text->p : "");
+		spec_format(f, s, 's', "");
+		snprintf(t, lim, f, s->width, s->prec, text->p ? text->p : "");
 		etl__msg_str(b, t);
 	} else {
 		etl__msg_add(b, text->p, text->n);
@@ -119,25 +171,31 @@ void etl__msg_fmt_text(struct etl_msgbuf *b, char *conv_fmt, size_t k, struct et
 	text->p = NULL;
 }
 
-void etl__msg_fmt_int(struct etl_msgbuf *b, char *conv_fmt, size_t k, char conv, long long iv,
-                      unsigned long long u, size_t lim)
+void etl__msg_fmt_int(struct etl_msgbuf *b, const struct etl_msg_spec *s, long long iv, unsigned long long u,
+                      size_t lim)
 {
-	char t[512];
+	char t[512], f[16];
 	if (lim > sizeof t)
 		lim = sizeof t;
-	if (conv == 'c') {
-		conv_fmt[k++] = 'c';
-		conv_fmt[k] = 0;
-		snprintf(t, lim, conv_fmt, (int)(unsigned char)u);
+	if (s->conv == 'c') {
+		spec_format(f, s, 'c', "");
+		snprintf(t, lim, f, s->width, (int)(unsigned char)u);
+	} else if (s->conv == 'd' || s->conv == 'i') {
+		spec_format(f, s, 'd', "ll");
+		snprintf(t, lim, f, s->width, s->prec, iv);
 	} else {
-		conv_fmt[k++] = 'l';
-		conv_fmt[k++] = 'l';
-		conv_fmt[k++] = conv == 'i' ? 'd' : conv;
-		conv_fmt[k] = 0;
-		if (conv == 'd' || conv == 'i')
-			snprintf(t, lim, conv_fmt, iv);
-		else
-			snprintf(t, lim, conv_fmt, u);
+		spec_format(f, s, s->conv, "ll");
+		snprintf(t, lim, f, s->width, s->prec, u);
 	}
+	etl__msg_str(b, t);
+}
+
+void etl__msg_fmt_float(struct etl_msgbuf *b, const struct etl_msg_spec *s, double v, size_t lim)
+{
+	char t[512], f[16];
+	if (lim > sizeof t)
+		lim = sizeof t;
+	spec_format(f, s, s->conv, "");
+	snprintf(t, lim, f, s->width, s->prec, v);
 	etl__msg_str(b, t);
 }

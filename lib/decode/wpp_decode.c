@@ -263,32 +263,19 @@ static void val_text(struct etl_msgbuf *b, const struct etl_prop *p, const struc
 	etl__msg_str(b, t);
 }
 
-/* %N!fmt!: the printf conversion fmt (flags, width, precision, length
- * modifiers h l ll I64 I32 w z dropped) applied to the value. */
+/* %N!fmt!: the printf conversion fmt (flags, width, precision; length
+ * modifiers h l ll I64 I32 w z dropped, etl__msg_spec()) applied to the
+ * value. */
 static void val_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const struct wpp_val *v, unsigned ptr,
                     const char *fmt, size_t fl)
 {
-	char conv_fmt[40], t[512];
-	size_t k = 0;
-	char conv = fl ? fmt[fl - 1] : 's';
-	conv_fmt[k++] = '%';
-	for (size_t i = 0; i + 1 < fl && k < 20; i++) {
-		char ch = fmt[i];
-		if (strchr("-+ #0123456789.", ch)) {
-			/* "I64" / "I32": the digits belong to the modifier */
-			if (i > 0 && fmt[i - 1] == 'I')
-				continue;
-			if (i > 1 && fmt[i - 2] == 'I' && (fmt[i - 1] == '6' || fmt[i - 1] == '3'))
-				continue;
-			conv_fmt[k++] = ch;
-		}
-	}
+	char t[512];
+	struct etl_msg_spec spec;
+	etl__msg_spec(&spec, fmt, fl);
+	const char conv = spec.conv;
 	int numeric = p->kind == ETL_VAL_INT || p->kind == ETL_VAL_UINT;
 	if (p->kind == ETL_VAL_FLOAT && strchr("eEfgGaA", conv)) {
-		conv_fmt[k++] = conv;
-		conv_fmt[k] = 0;
-		snprintf(t, sizeof t, conv_fmt, p->v.f);
-		etl__msg_str(b, t);
+		etl__msg_fmt_float(b, &spec, p->v.f, sizeof t);
 		return;
 	}
 	if (numeric && conv == 'p') {
@@ -299,7 +286,7 @@ static void val_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const struct
 	if (!numeric || p->map_name || !strchr("diuxXoc", conv)) {
 		struct etl_msgbuf tmp = ETL_MSGBUF_INIT(WPP_MAX_MESSAGE);
 		val_text(&tmp, p, v, ptr);
-		etl__msg_fmt_text(b, conv_fmt, k, &tmp, sizeof t);
+		etl__msg_fmt_text(b, &spec, &tmp, sizeof t);
 		return;
 	}
 	/* Integers: reinterpreted at the argument's size like C printf would. */
@@ -313,7 +300,7 @@ static void val_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const struct
 		unsigned sh = v->is_signed || size >= 4 ? 64u - size * 8u : 0u;
 		iv = sh ? (long long)((int64_t)(u << sh) >> sh) : (long long)u;
 	}
-	etl__msg_fmt_int(b, conv_fmt, k, conv, iv, (unsigned long long)u, sizeof t);
+	etl__msg_fmt_int(b, &spec, iv, (unsigned long long)u, sizeof t);
 }
 
 /* Comment value NAME=... of the #typev line (the comment is kept whole).
