@@ -98,11 +98,25 @@ void etl__msg_prop_text(struct etl_msgbuf *b, const struct etl_prop *p)
 	etl__msg_str(b, t);
 }
 
+/* The digits of fmt from i (before fl) as *v, held at ETL_MSG_SPEC_MAX
+ * (the digits past it are read and dropped, so "99999999999" is one
+ * number, not a number followed by garbage; no digit at all is 0).
+ * Returns the index after them. */
+static size_t spec_number(const char *fmt, size_t i, size_t fl, int *v)
+{
+	*v = 0;
+	for (; i < fl && fmt[i] >= '0' && fmt[i] <= '9'; i++) {
+		*v = *v * 10 + (fmt[i] - '0');  /* <= 10 * 1024 + 9: no overflow */
+		if (*v > ETL_MSG_SPEC_MAX)
+			*v = ETL_MSG_SPEC_MAX;
+	}
+	return i;
+}
+
 void etl__msg_spec(struct etl_msg_spec *s, const char *fmt, size_t fl)
 {
 	size_t i = 0, nf = 0;
 	s->conv = fl ? fmt[fl - 1] : 's';
-	s->width = 0;
 	s->prec = -1;
 	if (fl)
 		fl--;                   /* the conversion is not part of the spec */
@@ -110,21 +124,9 @@ void etl__msg_spec(struct etl_msg_spec *s, const char *fmt, size_t fl)
 		if (!memchr(s->flags, fmt[i], nf))
 			s->flags[nf++] = fmt[i];        /* five kinds: fits flags[6] */
 	s->flags[nf] = 0;
-	/* Digits past the cap are read and dropped, so "99999999999" is one
-	 * width, not a width followed by garbage. */
-	for (; i < fl && fmt[i] >= '0' && fmt[i] <= '9'; i++)
-		if (s->width < ETL_MSG_SPEC_MAX)
-			s->width = s->width * 10 + (fmt[i] - '0');
-	if (i < fl && fmt[i] == '.') {
-		s->prec = 0;
-		for (i++; i < fl && fmt[i] >= '0' && fmt[i] <= '9'; i++)
-			if (s->prec < ETL_MSG_SPEC_MAX)
-				s->prec = s->prec * 10 + (fmt[i] - '0');
-	}
-	if (s->width > ETL_MSG_SPEC_MAX)
-		s->width = ETL_MSG_SPEC_MAX;
-	if (s->prec > ETL_MSG_SPEC_MAX)
-		s->prec = ETL_MSG_SPEC_MAX;
+	i = spec_number(fmt, i, fl, &s->width);
+	if (i < fl && fmt[i] == '.')
+		spec_number(fmt, i + 1, fl, &s->prec);
 }
 
 /* "%" + the flags of s that C defines for conv + "*.*" (or "*" for c) +
