@@ -142,9 +142,9 @@ static void *logger_main(void *arg)
 	 * machine's, and a session on the caller's clock fills the buffers of
 	 * its writers' own processor numbers (etl_thread_processor_set()), not
 	 * of where they run: nothing to balance. */
-	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING && !s->replay && !s->p.clock;
-	uint32_t period = s->p.flush_timer_ms;
 	int own_clock = s->p.clock != NULL;
+	int can_move = s->nproc > 1 && s->p.file_mode != ETL_FILE_BUFFERING && !s->replay && !own_clock;
+	uint32_t period = s->p.flush_timer_ms;
 	struct timespec next;
 	if (!own_clock)
 		next_deadline(&next, period);
