@@ -70,6 +70,9 @@ void cli_usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "\nTry '%s --help' for more information.\n", program);
 }
 
+/* --order-memory, for every reader the tool opens. */
+static uint64_t order_memory = ETL_ORDER_MEMORY_DEFAULT;
+
 int cli_standard_option(int c, char **argv, struct cli_filter *f, int *quiet, void (*usage)(void))
 {
 	char err[512];
@@ -90,6 +93,12 @@ int cli_standard_option(int c, char **argv, struct cli_filter *f, int *quiet, vo
 		                "an optional K, M or G suffix", optarg);
 		return CLI_EXIT_USAGE;
 	}
+	case CLI_OPT_ORDER_MEMORY:
+		if (cli_parse_size(optarg, &order_memory) == 0)
+			return -1;
+		cli_usage_error("invalid --order-memory '%s': expected a positive number of bytes with "
+		                "an optional K, M or G suffix", optarg);
+		return CLI_EXIT_USAGE;
 	case 'q':
 		*quiet = 1;
 		return -1;
@@ -163,6 +172,7 @@ etl_reader *cli_open_reader(const char *name, const char *path, int fd, int orde
 		return NULL;
 	}
 	etl_reader_set_order(r, order);
+	etl_reader_set_order_memory(r, order_memory);
 	int st = fd >= 0 ? etl_reader_open_fd(r, fd) : etl_reader_open_file(r, path);
 	if (st == ETL_FATAL || st == ETL_FAILED) {
 		int code = etl_reader_errcode(r);

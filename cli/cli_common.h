@@ -200,12 +200,15 @@ enum cli_filter_opt {
 	CLI_OPT_FILTER_END_
 };
 
-/* getopt_long() value of --spool-limit (every tool has it). */
+/* getopt_long() values of --spool-limit and --order-memory (every tool
+ * has them). */
 #define CLI_OPT_SPOOL_LIMIT 0x1100
+#define CLI_OPT_ORDER_MEMORY 0x1101
 
 /* struct option initialisers of the long options every tool has. */
 #define CLI_STANDARD_LONG_OPTIONS \
 	{ "spool-limit", required_argument, NULL, CLI_OPT_SPOOL_LIMIT }, \
+	{ "order-memory", required_argument, NULL, CLI_OPT_ORDER_MEMORY }, \
 	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }, \
@@ -292,8 +295,9 @@ int cli_filter_match(struct cli_filter *f, const struct etl_event *ev);
  *  overflow. */
 int cli_parse_size(const char *s, uint64_t *out);
 
-/*! cli_spool_limit_usage() : the --spool-limit line of a --help text. */
-void cli_spool_limit_usage(FILE *out);
+/*! cli_limits_usage() : the --spool-limit and --order-memory lines of a
+ *  --help text. */
+void cli_limits_usage(FILE *out);
 
 /*! cli_parse_u64() : decimal, or hexadecimal with a 0x prefix, up to max.
  *  @return : 0, or -1 on bad syntax or overflow. */

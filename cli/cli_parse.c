@@ -38,12 +38,16 @@ int cli_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-void cli_spool_limit_usage(FILE *out)
+void cli_limits_usage(FILE *out)
 {
 	fputs("      --spool-limit N[K|M|G]\n"
 	      "                        the most temporary space (in $TMPDIR) a compressed or\n"
 	      "                        piped input may take when it is read in time order\n"
-	      "                        (default 4G, or the free space of $TMPDIR if less)\n",
+	      "                        (default 4G, or the free space of $TMPDIR if less)\n"
+	      "      --order-memory N[K|M|G]\n"
+	      "                        the most memory time order may hold in inflated\n"
+	      "                        buffers, one per processor (default 1G); a compressed\n"
+	      "                        buffer past it is reported and skipped\n",
 	      out);
 }
 

@@ -102,7 +102,7 @@ static void usage(void)
 	       "                        8 MiB when stderr is a terminal)\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n");
-	cli_spool_limit_usage(stdout);
+	cli_limits_usage(stdout);
 	printf("\n");
 	cli_filter_usage(stdout);
 	printf("\nWith -f etl, the logfile header and the header buffer's records are always\n"

@@ -60,7 +60,7 @@ static void usage(void)
 	       "                        do not go to it)\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n");
-	cli_spool_limit_usage(stdout);
+	cli_limits_usage(stdout);
 	printf("\n");
 	cli_filter_usage(stdout);
 	printf("\n"

@@ -85,7 +85,7 @@ static void usage(void)
 	       "                        8 MiB when stderr is a terminal)\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n");
-	cli_spool_limit_usage(stdout);
+	cli_limits_usage(stdout);
 	printf("\n"
 	       "The Scenario Event Mapper during the replay:\n"
 	       "      --config CONFIG.reg  run the SEM with this configuration\n"

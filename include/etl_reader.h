@@ -153,6 +153,23 @@ ETL_API void etl_reader_free(etl_reader *r);
  *  for an unknown value. */
 ETL_API int etl_reader_set_order(etl_reader *r, int order);
 
+/* The most bytes of inflated buffers a time-order reader holds at once
+ * unless etl_reader_set_order_memory() says otherwise: 1 GiB. */
+#define ETL_ORDER_MEMORY_DEFAULT (1ull << 30)
+
+/*! etl_reader_set_order_memory() : the most bytes the time-order merge may
+ *  hold in inflated (compressed) buffers at once. Time order keeps one
+ *  buffer per processor; uncompressed buffers are read where they lie, but
+ *  compressed ones are inflated into memory, so a file with many processors
+ *  and large buffers needs processors x buffer size (a 64-processor file
+ *  of 16 MiB buffers: 1 GiB). A buffer that would take the total past the
+ *  limit, once the buffers of finished streams are given back, is skipped
+ *  and reported by etl_reader_next() as ETL_FAILED with ETL_E_LIMIT at its
+ *  offset; the other processors' events are still read. File order holds
+ *  one buffer and ignores the limit. Call before opening.
+ *  @return : ETL_OK, or ETL_FAILED (ETL_E_MISUSE) once opened or for 0. */
+ETL_API int etl_reader_set_order_memory(etl_reader *r, uint64_t bytes);
+
 /*! etl_reader_open_file() : opens path ("-" means standard input). Input
  *  compressed as gzip or an LZ4 frame is recognised by its magic bytes and
  *  inflated as a stream. Regular uncompressed files are memory-mapped; other
@@ -201,7 +218,9 @@ struct etl_reader_stats {
 	uint64_t buffers;            /* buffer headers seen                     */
 	uint64_t compressed_buffers; /* of which compressed                     */
 	uint64_t records;            /* records returned as events              */
-	uint64_t bad_buffers;        /* buffers skipped or cut short by damage  */
+	uint64_t bad_buffers;        /* buffers skipped or cut short by damage,
+	                                or skipped at the time-order memory
+	                                limit (etl_reader_set_order_memory())  */
 	uint64_t errors;             /* ETL_FAILED results                      */
 	uint64_t bytes_in;           /* bytes of input walked so far            */
 	uint64_t input_size;         /* total input size if known, else 0       */

@@ -1337,6 +1337,248 @@ START_TEST(test_inflate_bomb_rejected)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* the time-order memory limit                                          */
+/* ------------------------------------------------------------------ */
+
+#define ML_RECS 150u   /* records per compressed buffer */
+
+/* Appends one compressed (Plain LZ77) buffer of processor proc holding
+ * n SYSTEM records stamped first_ts, first_ts + step, ...; returns its
+ * file offset. *inflated: bytes of records once inflated. */
+static uint64_t add_compressed(struct tu_bytes *file, uint16_t proc, int64_t seq,
+                               int64_t first_ts, int64_t step, unsigned n, uint32_t *inflated)
+{
+	struct tu_buffer b;
+	struct tu_bytes plain;
+	tu_buffer_init(&b, 0x10000, proc, seq);
+	for (unsigned k = 0; k < n; k++)
+		add_sys(&b, first_ts + step * (int64_t)k);
+	b.buffer_size = HDR + (uint32_t)b.recs.len;
+	tu_bytes_init(&plain);
+	tu_buffer_emit(&plain, &b);
+	*inflated = (uint32_t)b.recs.len;
+
+	size_t cap = etl_lz77_compress_bound(b.recs.len), clen = 0;
+	uint8_t *z = malloc(cap);
+	ck_assert_ptr_nonnull(z);
+	ck_assert_int_eq(etl_lz77_compress(b.recs.p, b.recs.len, z, cap, &clen, NULL), ETL_OK);
+	uint64_t at = file->len;
+	tu_putbytes(file, plain.p, HDR);
+	tu_set32(file, at + 0x00, HDR + (uint32_t)clen);   /* BufferSize: as stored */
+	tu_set16(file, at + 0x34, (uint16_t)(b.flags | ETL_BUF_FLAG_COMPRESSED));
+	tu_putbytes(file, z, clen);                         /* SavedOffset stays 0x48 + records */
+	free(z);
+	tu_bytes_free(&plain);
+	tu_buffer_free(&b);
+	return at;
+}
+
+struct ml_result {
+	unsigned events, limit_failures, other_failures;
+	uint64_t fail_off[8];
+	int64_t last_ts;
+	int ordered;                 /* timestamps never went back */
+	struct etl_reader_stats st;
+};
+
+static void ml_read(const struct tu_bytes *file, int order, uint64_t limit, struct ml_result *res)
+{
+	etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	int st;
+	memset(res, 0, sizeof *res);
+	res->ordered = 1;
+	res->last_ts = INT64_MIN;
+	ck_assert_int_eq(etl_reader_set_order(r, order), ETL_OK);
+	if (limit)
+		ck_assert_int_eq(etl_reader_set_order_memory(r, limit), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, file->p, file->len), ETL_OK);
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		ck_assert_int_ne(st, ETL_FATAL);
+		if (st == ETL_FAILED) {
+			if (etl_reader_errcode(r) != ETL_E_LIMIT) {
+				res->other_failures++;
+				continue;
+			}
+			ck_assert_ptr_nonnull(strstr(etl_reader_errmsg(r), "time-order memory limit"));
+			if (res->limit_failures < 8)
+				res->fail_off[res->limit_failures] = etl_reader_erroff(r);
+			res->limit_failures++;
+			continue;
+		}
+		ck_assert_int_eq(st, ETL_OK);
+		if (ev->timestamp < res->last_ts)
+			res->ordered = 0;
+		res->last_ts = ev->timestamp;
+		res->events++;
+	}
+	etl_reader_stats(r, &res->st);
+	etl_reader_free(r);
+}
+
+/* Time order inflates one compressed buffer per processor at once; the
+ * limit caps what they hold together. Processors 1-3 each have two
+ * compressed buffers of the same inflated size S, with interleaved
+ * timestamps; the header buffer (processor 0) is not compressed.
+ *   - default limit: every event, in time order, no failure;
+ *   - limit 2.5 S: processors 1 and 2 take 2 S while the streams are
+ *     primed, so both buffers of processor 3 are skipped, each reported
+ *     once with ETL_E_LIMIT at its offset, and every other event is read
+ *     in order (the second buffers reuse their stream's memory);
+ *   - file order holds one buffer and ignores the limit. */
+START_TEST(test_time_order_memory_limit)
+{
+	struct tu_lf lf;
+	struct tu_bytes file;
+	tu_lf_defaults(&lf);
+	lf.header_ts = 5;
+	lf.nproc = 4;
+	lf.buffer_size = 0x4000;
+	lf.log_file_mode |= 0x04000000u;            /* compressed mode */
+	tu_bytes_init(&file);
+	tu_file_header(&file, &lf, 0);
+	uint64_t off[4][2];
+	uint32_t inflated = 0, first = 0;
+	for (int j = 0; j < 2; j++)
+		for (uint16_t p = 1; p <= 3; p++) {
+			off[p][j] = add_compressed(&file, p, 1 + j, 10 + p + 30 * (int64_t)ML_RECS * j, 30,
+			                           ML_RECS, &inflated);
+			if (!first)
+				first = inflated;
+			ck_assert_uint_eq(inflated, first);
+		}
+	ck_assert_uint_le(HDR + inflated, lf.buffer_size);
+	const uint64_t S = HDR + inflated;
+	const unsigned all = 1 + 6 * ML_RECS;
+
+	struct ml_result res;
+	ml_read(&file, ETL_ORDER_TIME, 0, &res);
+	ck_assert_uint_eq(res.events, all);
+	ck_assert_uint_eq(res.limit_failures + res.other_failures, 0);
+	ck_assert_uint_eq(res.st.compressed_buffers, 6);
+	ck_assert(res.ordered);
+
+	ml_read(&file, ETL_ORDER_TIME, S * 5 / 2, &res);
+	ck_assert_uint_eq(res.other_failures, 0);
+	ck_assert_uint_eq(res.limit_failures, 2);
+	ck_assert_uint_eq(res.fail_off[0], off[3][0]);
+	ck_assert_uint_eq(res.fail_off[1], off[3][1]);
+	ck_assert_uint_eq(res.events, all - 2 * ML_RECS);
+	ck_assert_uint_eq(res.st.bad_buffers, 2);
+	ck_assert(res.ordered);
+
+	/* Exactly three buffers fit: nothing is skipped. */
+	ml_read(&file, ETL_ORDER_TIME, 3 * S, &res);
+	ck_assert_uint_eq(res.limit_failures + res.other_failures, 0);
+	ck_assert_uint_eq(res.events, all);
+
+	ml_read(&file, ETL_ORDER_FILE, HDR, &res);
+	ck_assert_uint_eq(res.limit_failures + res.other_failures, 0);
+	ck_assert_uint_eq(res.events, all);
+
+	/* Misuse: 0 bytes, or after opening. */
+	etl_reader *r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_order_memory(r, 0), ETL_FAILED);
+	ck_assert_int_eq(etl_reader_errcode(r), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_open_memory(r, file.p, file.len), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_order_memory(r, S), ETL_FAILED);
+	ck_assert_int_eq(etl_reader_errcode(r), ETL_E_MISUSE);
+	etl_reader_free(r);
+	tu_bytes_free(&file);
+}
+END_TEST
+
+/* A stream that has read its last buffer gives its memory back.
+ * Processor 3's only buffer comes first in time; once it is read,
+ * processor 1's second buffer, twice the size of its first, fits within a
+ * limit that could not hold it next to processor 3's. */
+START_TEST(test_time_order_memory_given_back)
+{
+	struct tu_lf lf;
+	struct tu_bytes file;
+	tu_lf_defaults(&lf);
+	lf.header_ts = 5;
+	lf.nproc = 4;
+	lf.buffer_size = 0x8000;
+	lf.log_file_mode |= 0x04000000u;
+	tu_bytes_init(&file);
+	tu_file_header(&file, &lf, 0);
+	uint32_t n3, n2, n1, n1b;
+	uint64_t off3 = add_compressed(&file, 3, 1, 10, 1, ML_RECS, &n3);          /* 10 .. 159    */
+	add_compressed(&file, 2, 1, 100, 100, ML_RECS, &n2);                       /* 100 .. 15000 */
+	add_compressed(&file, 1, 1, 200, 10, ML_RECS, &n1);                        /* 200 .. 1690  */
+	uint64_t off1b = add_compressed(&file, 1, 2, 2000, 10, 2 * ML_RECS, &n1b); /* 2000 .. 4990 */
+	ck_assert_uint_eq(n1, n3);
+	ck_assert_uint_eq(n2, n3);
+	ck_assert_uint_eq(n1b, 2 * n1);
+	const uint64_t S = HDR + n1;
+	/* The streams are primed with 3 S. Processor 1's second buffer needs
+	 * 2 S - 0x48 in place of its first: with processor 3's S given back
+	 * that makes 3 S - 0x48, without it 4 S - 0x48, over a limit of 3 S. */
+	struct ml_result res;
+	ml_read(&file, ETL_ORDER_TIME, 3 * S, &res);
+	ck_assert_uint_eq(res.limit_failures + res.other_failures, 0);
+	ck_assert_uint_eq(res.events, 1 + 5 * ML_RECS);
+	ck_assert(res.ordered);
+	/* Below 3 S, processor 3's buffer does not fit when the streams are
+	 * primed; below 3 S - 0x48, processor 1's second one does not either. */
+	ml_read(&file, ETL_ORDER_TIME, 3 * S - HDR - 1, &res);
+	ck_assert_uint_eq(res.other_failures, 0);
+	ck_assert_uint_eq(res.limit_failures, 2);
+	ck_assert_uint_eq(res.fail_off[0], off3);
+	ck_assert_uint_eq(res.fail_off[1], off1b);
+	ck_assert_uint_eq(res.events, 1 + 2 * ML_RECS);
+	tu_bytes_free(&file);
+}
+END_TEST
+
+/* testdata/fail/compressed-headerless-inflate-bomb.etl (see its .md):
+ * 40 processors' compressed buffers inflate to 32 MiB each, with no
+ * logfile header to bound them; each stream ends after its one buffer and
+ * gives it back, so time order stays small and skips nothing. */
+START_TEST(test_headerless_inflate_bomb)
+{
+	for (int order = 0; order < 2; order++) {
+		etl_reader *r = etl_reader_new();
+		const struct etl_event *ev;
+		int st;
+		unsigned events = 0, n = 0;
+		int code[8];
+		uint64_t off[8];
+		etl_reader_set_order(r, order ? ETL_ORDER_FILE : ETL_ORDER_TIME);
+		ck_assert_int_eq(etl_reader_open_file(r, "testdata/fail/compressed-headerless-inflate-bomb.etl"),
+		                 ETL_WARN);
+		while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+			ck_assert_int_ne(st, ETL_FATAL);
+			if (st != ETL_FAILED) {
+				events++;
+				continue;
+			}
+			ck_assert_uint_lt(n, 8);
+			code[n] = etl_reader_errcode(r);
+			off[n++] = etl_reader_erroff(r);
+		}
+		ck_assert_uint_eq(events, 0);
+		ck_assert_uint_eq(n, 3);
+		unsigned seen = 0;
+		for (unsigned i = 0; i < n; i++) {
+			if (code[i] == ETL_E_BAD_SIZE && off[i] == 0x48)
+				seen |= 1;
+			else if (code[i] == ETL_E_DECOMPRESS && off[i] == 0xfae)
+				seen |= 2;
+			else if (code[i] == ETL_E_BAD_SIZE && off[i] == 0xfb8)
+				seen |= 4;
+		}
+		ck_assert_uint_eq(seen, 7);
+		etl_reader_free(r);
+	}
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	ck_assert_int_lt(ru.ru_maxrss, 256 * 1024);     /* KiB: far below 40 x 32 MiB */
+}
+END_TEST
+
 /* 5000 damaged buffers after a good header buffer: file order reports each
  * as it is met; time order meets them all in its index pass before the
  * first event, lists the first ETL_PENDING_MAX (4096) one by one and the
@@ -1425,6 +1667,9 @@ static Suite *reader_suite(void)
 	tcase_add_test(ti, test_logfile_fields_amsi);
 	tcase_add_test(ti, test_inflate_bomb_rejected);
 	tcase_add_test(ti, test_many_damaged_buffers);
+	tcase_add_test(ti, test_time_order_memory_limit);
+	tcase_add_test(ti, test_headerless_inflate_bomb);
+	tcase_add_test(ti, test_time_order_memory_given_back);
 	suite_add_tcase(s, ti);
 	return s;
 }

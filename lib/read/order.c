@@ -10,7 +10,8 @@
  *   3. k-way merge: every stream holds one loaded buffer and one look-ahead
  *      event; a binary min-heap on (timestamp, stream) picks the next one.
  * Memory: one buffer per processor (inflated buffers in the stream's own
- * scratch; uncompressed ones borrow the mapped file) plus the index.
+ * scratch, within a limit; uncompressed ones borrow the mapped file) plus
+ * the index.
  *
  * Protocol with etl_reader_next(): the event handed out is the look-ahead
  * of the stream at the top of the heap, which stays there; that stream is
@@ -111,6 +112,7 @@ void etl__order_free(struct etl_order *r)
 {
 	for (size_t i = 0; i < r->n_streams; i++)
 		free(r->streams[i].bv.scratch);
+	r->mem_held = 0;
 	free(r->streams);
 	free(r->heap);
 	free(r->adv);
@@ -179,6 +181,43 @@ static void heap_sift_top(struct etl_order *r)
 	sift_down(r, r->heap[0]);
 }
 
+static void drop_scratch(struct etl_order *r, struct etl_stream *s)
+{
+	r->mem_held -= s->bv.scratch_cap;
+	free(s->bv.scratch);
+	s->bv.scratch = NULL;
+	s->bv.scratch_cap = 0;
+}
+
+/* Before stream s (which holds no buffer now) inflates the buffer bi:
+ * 1 if its scratch can hold it within the memory limit, once the scratch of
+ * every stream that holds no buffer is given back if need be; else 0, with
+ * the buffer reported as skipped. Real files stay far below the limit
+ * (processors x buffer size, Windows buffers being at most 16 MiB), so the
+ * scratch is kept for reuse until then. */
+static int make_room(struct etl_order *r, struct etl_walk *w, struct etl_stream *s,
+                     const struct etl_buffer_info *bi)
+{
+	uint64_t need = (uint64_t)ETL_BUFFER_HEADER_SIZE + bi->inflated_size;
+	if (need <= s->bv.scratch_cap || r->mem_held - s->bv.scratch_cap + need <= r->mem_limit)
+		return 1;
+	for (size_t i = 0; i < r->n_streams; i++)
+		if (!r->streams[i].has_buffer && r->streams[i].bv.scratch)
+			drop_scratch(r, &r->streams[i]);
+	if (r->mem_held + need <= r->mem_limit)
+		return 1;
+	w->stats.bad_buffers++;
+	etl__damage_add(&w->damage, ETL_E_LIMIT, bi->file_offset,
+	                "Compressed buffer skipped: reading in time order, the other processors' "
+	                "inflated buffers hold %llu bytes and this one needs %llu more, past the "
+	                "time-order memory limit of %llu bytes; read in file order, which holds one "
+	                "buffer, or raise the limit: offset=0x%llx, processor=%u, inflated-size=%u",
+	                (unsigned long long)r->mem_held, (unsigned long long)need,
+	                (unsigned long long)r->mem_limit, (unsigned long long)bi->file_offset,
+	                (unsigned)bi->processor, bi->inflated_size);
+	return 0;
+}
+
 /* Decodes the stream's next event into s->ev, loading its next buffer when
  * the current one is exhausted. ETL_OK, ETL_END, ETL_FAILED, ETL_FATAL. */
 static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s)
@@ -195,8 +234,10 @@ static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s
 			if (rc == ETL_FAILED)
 				return ETL_FAILED;
 		}
-		if (s->next_idx >= s->end_idx)
+		if (s->next_idx >= s->end_idx) {
+			drop_scratch(r, s);   /* the stream is finished */
 			return ETL_END;
+		}
 		struct etl_buffer_info bi;
 		uint64_t next;
 		const struct etl_index_entry *e = &r->index[s->next_idx++];
@@ -206,7 +247,11 @@ static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s
 		if (rc != ETL_OK)
 			continue; /* cannot happen: indexed headers were valid */
 		w->stats.bytes_in = e->off;
+		if (bi.compressed && !make_room(r, w, s, &bi))
+			return ETL_FAILED;
+		size_t held = s->bv.scratch_cap;
 		rc = etl__buffer_load(w, &bi, &s->bv);
+		r->mem_held += s->bv.scratch_cap - held;
 		if (rc == ETL_FATAL)
 			return ETL_FATAL;
 		if (rc == ETL_FAILED)

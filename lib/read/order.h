@@ -34,6 +34,12 @@ struct etl_order {
 	size_t n_adv;
 	int top_out;              /* the heap's top stream handed out its event:
 	                             advance it, then sift it down, next call */
+	/* Inflated buffers: every stream keeps its own, so a file with many
+	 * processors and large compressed buffers could ask for
+	 * streams x 32 MiB. mem_held is what the streams' scratch holds now,
+	 * mem_limit the most it may (etl_reader_set_order_memory()). */
+	uint64_t mem_limit;
+	uint64_t mem_held;
 };
 
 /* The index pass: walks every buffer header once. ETL_OK, or ETL_FATAL

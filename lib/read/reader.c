@@ -29,6 +29,7 @@ etl_reader *etl_reader_new(void)
 	r->fd = -1;
 	r->walk.src.fd = -1;
 	r->order = ETL_ORDER_TIME;
+	r->time.mem_limit = ETL_ORDER_MEMORY_DEFAULT;
 	return r;
 }
 
@@ -53,6 +54,17 @@ int etl_reader_set_order(etl_reader *r, int order)
 		return ETL_FAILED;
 	}
 	r->order = order;
+	return ETL_OK;
+}
+
+int etl_reader_set_order_memory(etl_reader *r, uint64_t bytes)
+{
+	if (r->opened || bytes == 0) {
+		seterr(r, ETL_E_MISUSE, 0, "The time-order memory limit must be set before opening, to more than 0 bytes: bytes=%llu",
+		       (unsigned long long)bytes);
+		return ETL_FAILED;
+	}
+	r->time.mem_limit = bytes;
 	return ETL_OK;
 }
 
