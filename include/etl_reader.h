@@ -224,6 +224,11 @@ struct etl_reader_stats {
 	uint64_t errors;             /* ETL_FAILED results                      */
 	uint64_t bytes_in;           /* bytes of input walked so far            */
 	uint64_t input_size;         /* total input size if known, else 0       */
+	uint64_t order_memory_peak;  /* time order: the most bytes the
+	                                processors' inflated buffers held at
+	                                once, to set against the limit of
+	                                etl_reader_set_order_memory(); 0 in file
+	                                order, which holds one buffer           */
 };
 
 /*! etl_reader_stats() : copies the running totals into *st. */

@@ -252,6 +252,8 @@ static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s
 		size_t held = s->bv.scratch_cap;
 		rc = etl__buffer_load(w, &bi, &s->bv);
 		r->mem_held += s->bv.scratch_cap - held;
+		if (r->mem_held > w->stats.order_memory_peak)
+			w->stats.order_memory_peak = r->mem_held;
 		if (rc == ETL_FATAL)
 			return ETL_FATAL;
 		if (rc == ETL_FAILED)
