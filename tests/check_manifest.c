@@ -366,14 +366,7 @@ START_TEST(test_string_table)
 }
 END_TEST
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#endif
-#ifdef TEST_ASAN
+#ifdef TU_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -400,7 +393,7 @@ static void pool_pieces(size_t (*size_of)(int), int n)
 		for (size_t k = 0; k < size[i]; k++)
 			ck_assert_msg(piece[i][k] == 0, "piece %d byte %zu not zeroed", i, k);
 		memset(piece[i], (unsigned char)(i * 13 + 1), size[i]);
-#ifdef TEST_ASAN
+#ifdef TU_ASAN
 		ck_assert_msg(__asan_address_is_poisoned(piece[i] + size[i]), "after piece %d (%zu bytes)", i,
 		              size[i]);
 #endif

@@ -1337,16 +1337,6 @@ START_TEST(test_inflate_bomb_rejected)
 }
 END_TEST
 
-/* AddressSanitizer builds (gcc says so with __SANITIZE_ADDRESS__, clang
- * through __has_feature). */
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#endif
-
 /* ------------------------------------------------------------------ */
 /* the time-order memory limit                                          */
 /* ------------------------------------------------------------------ */
@@ -1382,6 +1372,20 @@ static uint64_t add_compressed(struct tu_bytes *file, uint16_t proc, int64_t seq
 	tu_bytes_free(&plain);
 	tu_buffer_free(&b);
 	return at;
+}
+
+/* Starts *file with the header buffer (processor 0, not compressed) of a
+ * compressed-mode session of 4 processors and buffer_size-byte buffers;
+ * *lf: its logfile header's fields. */
+static void ml_file(struct tu_bytes *file, struct tu_lf *lf, uint32_t buffer_size)
+{
+	tu_lf_defaults(lf);
+	lf->header_ts = 5;
+	lf->nproc = 4;
+	lf->buffer_size = buffer_size;
+	lf->log_file_mode |= 0x04000000u;            /* compressed mode */
+	tu_bytes_init(file);
+	tu_file_header(file, lf, 0);
 }
 
 struct ml_result {
@@ -1439,15 +1443,9 @@ static void ml_read(const struct tu_bytes *file, int order, uint64_t limit, stru
  *   - file order holds one buffer and ignores the limit. */
 START_TEST(test_time_order_memory_limit)
 {
-	struct tu_lf lf;
 	struct tu_bytes file;
-	tu_lf_defaults(&lf);
-	lf.header_ts = 5;
-	lf.nproc = 4;
-	lf.buffer_size = 0x4000;
-	lf.log_file_mode |= 0x04000000u;            /* compressed mode */
-	tu_bytes_init(&file);
-	tu_file_header(&file, &lf, 0);
+	struct tu_lf lf;
+	ml_file(&file, &lf, 0x4000);
 	uint64_t off[4][2];
 	uint32_t inflated = 0, first = 0;
 	for (int j = 0; j < 2; j++)
@@ -1509,15 +1507,9 @@ END_TEST
  * limit that could not hold it next to processor 3's. */
 START_TEST(test_time_order_memory_given_back)
 {
-	struct tu_lf lf;
 	struct tu_bytes file;
-	tu_lf_defaults(&lf);
-	lf.header_ts = 5;
-	lf.nproc = 4;
-	lf.buffer_size = 0x8000;
-	lf.log_file_mode |= 0x04000000u;
-	tu_bytes_init(&file);
-	tu_file_header(&file, &lf, 0);
+	struct tu_lf lf;
+	ml_file(&file, &lf, 0x8000);
 	uint32_t n3, n2, n1, n1b;
 	uint64_t off3 = add_compressed(&file, 3, 1, 10, 1, ML_RECS, &n3);          /* 10 .. 159    */
 	add_compressed(&file, 2, 1, 100, 100, ML_RECS, &n2);                       /* 100 .. 15000 */
@@ -1556,45 +1548,30 @@ END_TEST
 START_TEST(test_headerless_inflate_bomb)
 {
 	for (int order = 0; order < 2; order++) {
-		etl_reader *r = etl_reader_new();
-		const struct etl_event *ev;
-		int st;
-		unsigned events = 0, n = 0;
-		int code[8];
-		uint64_t off[8];
-		etl_reader_set_order(r, order ? ETL_ORDER_FILE : ETL_ORDER_TIME);
-		ck_assert_int_eq(etl_reader_open_file(r, "testdata/fail/compressed-headerless-inflate-bomb.etl"),
-		                 ETL_WARN);
-		while ((st = etl_reader_next(r, &ev)) != ETL_END) {
-			ck_assert_int_ne(st, ETL_FATAL);
-			if (st != ETL_FAILED) {
-				events++;
-				continue;
-			}
-			ck_assert_uint_lt(n, 8);
-			code[n] = etl_reader_errcode(r);
-			off[n++] = etl_reader_erroff(r);
-		}
-		ck_assert_uint_eq(events, 0);
-		ck_assert_uint_eq(n, 3);
+		struct tu_run run;
+		tu_run_file(&run, "testdata/fail/compressed-headerless-inflate-bomb.etl",
+		            order ? ETL_ORDER_FILE : ETL_ORDER_TIME, 0);
+		ck_assert_int_eq(run.open_rc, ETL_WARN);
+		ck_assert_int_eq(run.end_rc, ETL_END);
+		ck_assert_uint_eq(run.n, 0);
+		ck_assert_uint_eq(run.nfail, 3);
 		unsigned seen = 0;
-		for (unsigned i = 0; i < n; i++) {
-			if (code[i] == ETL_E_BAD_SIZE && off[i] == 0x48)
+		for (size_t i = 0; i < run.nfail; i++) {
+			const struct tu_fail *f = &run.fail[i];
+			if (f->code == ETL_E_BAD_SIZE && f->off == 0x48)
 				seen |= 1;
-			else if (code[i] == ETL_E_DECOMPRESS && off[i] == 0xfae)
+			else if (f->code == ETL_E_DECOMPRESS && f->off == 0xfae)
 				seen |= 2;
-			else if (code[i] == ETL_E_BAD_SIZE && off[i] == 0xfb8)
+			else if (f->code == ETL_E_BAD_SIZE && f->off == 0xfb8)
 				seen |= 4;
 		}
 		ck_assert_uint_eq(seen, 7);
 		/* One inflated buffer at a time (the buffer header and 32 MiB -
 		 * 0x48 of records), not one per processor. */
-		struct etl_reader_stats rs;
-		etl_reader_stats(r, &rs);
-		ck_assert_uint_eq(rs.order_memory_peak, (order ? 0 : 32u << 20));
-		etl_reader_free(r);
+		ck_assert_uint_eq(run.stats.order_memory_peak, (order ? 0 : 32u << 20));
+		tu_run_free(&run);
 	}
-#ifndef TEST_ASAN
+#ifndef TU_ASAN
 	/* What the process really held. Under AddressSanitizer the freed
 	 * buffers wait in its quarantine (256 MiB by default) and still count,
 	 * so there only the reader's own figure above tells. */

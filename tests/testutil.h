@@ -24,6 +24,18 @@
 #define TU_REQUIRE(cond) \
 	do { if (!(cond)) ck_abort_msg("Assertion '%s' failed", #cond); } while (0)
 
+/* TU_ASAN: defined (1) in AddressSanitizer builds, which gcc announces
+ * with __SANITIZE_ADDRESS__ and clang through __has_feature. Tests use it
+ * where the sanitizer changes what they measure (its quarantine keeps
+ * freed memory resident) or where they ask it to poison memory. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_ASAN 1
+#endif
+#endif
+
 /* ---- corpus and files ------------------------------------------------ */
 
 /*! tu_corpus_dir() : $ETL_CORPUS, or "../shared/corpus" (relative to the
