@@ -112,6 +112,9 @@ void etl__order_free(struct etl_order *r)
 {
 	for (size_t i = 0; i < r->n_streams; i++)
 		free(r->streams[i].bv.scratch);
+	free(r->spare);
+	r->spare = NULL;
+	r->spare_cap = 0;
 	r->mem_held = 0;
 	free(r->streams);
 	free(r->heap);
@@ -189,9 +192,33 @@ static void drop_scratch(struct etl_order *r, struct etl_stream *s)
 	s->bv.scratch_cap = 0;
 }
 
+static void drop_spare(struct etl_order *r)
+{
+	r->mem_held -= r->spare_cap;
+	free(r->spare);
+	r->spare = NULL;
+	r->spare_cap = 0;
+}
+
+/* Stream s has ended: the larger of its inflated buffer and the spare
+ * stays as the spare, the other is given back. */
+static void retire_scratch(struct etl_order *r, struct etl_stream *s)
+{
+	if (s->bv.scratch_cap <= r->spare_cap) {
+		drop_scratch(r, s);
+		return;
+	}
+	drop_spare(r);
+	r->spare = s->bv.scratch;
+	r->spare_cap = s->bv.scratch_cap;
+	s->bv.scratch = NULL;
+	s->bv.scratch_cap = 0;
+}
+
 /* Before stream s (which holds no buffer now) inflates the buffer bi:
- * 1 if its scratch can hold it within the memory limit, once the scratch of
- * every stream that holds no buffer is given back if need be; else 0, with
+ * 1 if its scratch can hold it within the memory limit, once the spare and
+ * the scratch of every stream that holds no buffer are given back if need
+ * be; else 0, with
  * the buffer reported as skipped. Real files stay far below the limit
  * (processors x buffer size, Windows buffers being at most 16 MiB), so the
  * scratch is kept for reuse until then. */
@@ -201,6 +228,7 @@ static int make_room(struct etl_order *r, struct etl_walk *w, struct etl_stream 
 	uint64_t need = (uint64_t)ETL_BUFFER_HEADER_SIZE + bi->inflated_size;
 	if (need <= s->bv.scratch_cap || r->mem_held - s->bv.scratch_cap + need <= r->mem_limit)
 		return 1;
+	drop_spare(r);
 	for (size_t i = 0; i < r->n_streams; i++)
 		if (!r->streams[i].has_buffer && r->streams[i].bv.scratch)
 			drop_scratch(r, &r->streams[i]);
@@ -235,7 +263,7 @@ static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s
 				return ETL_FAILED;
 		}
 		if (s->next_idx >= s->end_idx) {
-			drop_scratch(r, s);   /* the stream is finished */
+			retire_scratch(r, s);   /* the stream is finished */
 			return ETL_END;
 		}
 		struct etl_buffer_info bi;
@@ -247,6 +275,12 @@ static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s
 		if (rc != ETL_OK)
 			continue; /* cannot happen: indexed headers were valid */
 		w->stats.bytes_in = e->off;
+		if (bi.compressed && !s->bv.scratch && r->spare) {
+			s->bv.scratch = r->spare;      /* still within mem_held */
+			s->bv.scratch_cap = r->spare_cap;
+			r->spare = NULL;
+			r->spare_cap = 0;
+		}
 		if (bi.compressed && !make_room(r, w, s, &bi))
 			return ETL_FAILED;
 		size_t held = s->bv.scratch_cap;

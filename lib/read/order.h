@@ -40,6 +40,11 @@ struct etl_order {
 	 * mem_limit the most it may (etl_reader_set_order_memory()). */
 	uint64_t mem_limit;
 	uint64_t mem_held;
+	/* The inflated buffer of a stream that has ended, kept (within
+	 * mem_held) for the next stream that inflates one: fresh memory
+	 * costs a page fault per page, every time. */
+	uint8_t *spare;
+	size_t spare_cap;
 };
 
 /* The index pass: walks every buffer header once. ETL_OK, or ETL_FATAL
