@@ -218,10 +218,9 @@ static void retire_scratch(struct etl_order *r, struct etl_stream *s)
 /* Before stream s (which holds no buffer now) inflates the buffer bi:
  * 1 if its scratch can hold it within the memory limit, once the spare and
  * the scratch of every stream that holds no buffer are given back if need
- * be; else 0, with
- * the buffer reported as skipped. Real files stay far below the limit
- * (processors x buffer size, Windows buffers being at most 16 MiB), so the
- * scratch is kept for reuse until then. */
+ * be; else 0, with the buffer reported as skipped. Real files stay far
+ * below the limit (processors x buffer size, Windows buffers being at most
+ * 16 MiB), so the scratch is kept for reuse until then. */
 static int make_room(struct etl_order *r, struct etl_walk *w, struct etl_stream *s,
                      const struct etl_buffer_info *bi)
 {

@@ -36,8 +36,9 @@ struct etl_order {
 	                             advance it, then sift it down, next call */
 	/* Inflated buffers: every stream keeps its own, so a file with many
 	 * processors and large compressed buffers could ask for
-	 * streams x 32 MiB. mem_held is what the streams' scratch holds now,
-	 * mem_limit the most it may (etl_reader_set_order_memory()). */
+	 * streams x 32 MiB. mem_held is what the streams' scratch and the
+	 * spare hold now, mem_limit the most they may
+	 * (etl_reader_set_order_memory()). */
 	uint64_t mem_limit;
 	uint64_t mem_held;
 	/* The inflated buffer of a stream that has ended, kept (within
