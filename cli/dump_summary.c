@@ -349,6 +349,9 @@ void dump_summary_text(const char *name, etl_reader *r, const struct dump_summar
 	printf("buffers           %llu (%llu compressed, %llu damaged)\n",
 	       (unsigned long long)st.buffers, (unsigned long long)st.compressed_buffers,
 	       (unsigned long long)st.bad_buffers);
+	if (st.order_memory_peak)
+		printf("time-order memory %llu bytes at most in inflated buffers (--order-memory)\n",
+		       (unsigned long long)st.order_memory_peak);
 	printf("records           %llu\n", (unsigned long long)s->records);
 	if (f->active)
 		printf("matching events   %llu\n", (unsigned long long)s->matched);
@@ -475,9 +478,11 @@ void dump_summary_json(const char *name, etl_reader *r, const struct dump_summar
 	printf("{\n  \"file\": ");
 	cli_json_string(stdout, name);
 	printf(",\n  \"buffers\": %llu,\n  \"compressed_buffers\": %llu,\n  \"bad_buffers\": %llu,\n"
+	       "  \"order_memory_peak\": %llu,\n"
 	       "  \"records\": %llu,\n  \"matched_events\": %llu,\n  \"filtered\": %s,\n",
 	       (unsigned long long)st.buffers, (unsigned long long)st.compressed_buffers,
-	       (unsigned long long)st.bad_buffers, (unsigned long long)s->records,
+	       (unsigned long long)st.bad_buffers, (unsigned long long)st.order_memory_peak,
+	       (unsigned long long)s->records,
 	       (unsigned long long)s->matched, f->active ? "true" : "false");
 
 	printf("  \"header_types\": {");

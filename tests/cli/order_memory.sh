@@ -53,6 +53,19 @@ grep -q 'past the time-order memory limit of 409600 bytes' "$d/err" || fail "400
 "$E" --order-memory 400K -F -c "$F" > "$d/out" 2> "$d/err"
 [ $? -eq 0 ] && [ "$(cat "$d/out")" = $ALL ] && [ ! -s "$d/err" ] || fail "-F 400K: $(cat "$d/out") $(cat "$d/err")"
 
+# The summary says the most time order held: 8 processors x 64 KiB; in
+# file order it says nothing (JSON: 0); under 400K it stays within it.
+"$E" -s "$F" > "$d/s" 2> "$d/err" || fail "etldump -s: $(cat "$d/err")"
+grep -qx 'time-order memory 524288 bytes at most in inflated buffers (--order-memory)' "$d/s" ||
+	fail "etldump -s: $(sed -n 3p "$d/s")"
+"$E" -s --json "$F" | grep -qx '  "order_memory_peak": 524288,' || fail "etldump -s --json: no peak of 524288"
+"$E" -F -s --json "$F" | grep -qx '  "order_memory_peak": 0,' || fail "etldump -F -s --json: peak not 0"
+"$E" -F -s "$F" > "$d/s" || fail "etldump -F -s"
+! grep -q 'time-order memory' "$d/s" || fail "etldump -F -s names time-order memory"
+p=$("$E" --order-memory 400K -s --json "$F" 2> /dev/null |
+    sed -n 's/^  "order_memory_peak": \([0-9]*\),$/\1/p')
+[ -n "$p" ] && [ "$p" -gt 0 ] && [ "$p" -le 409600 ] || fail "400K: peak ${p:-none}"
+
 # etlconvert and etlreplay read in time order: the same reports, exit 2.
 "$B/etlconvert" -q --order-memory 400K -f jsonl "$F" -o "$d/x.jsonl" 2> "$d/err"
 [ $? -eq 2 ] || fail "etlconvert 400K: exit $?"
