@@ -184,35 +184,30 @@ static void heap_sift_top(struct etl_order *r)
 	sift_down(r, r->heap[0]);
 }
 
+/* Frees an inflated buffer the merge holds (a stream's or the spare). */
+static void give_back(struct etl_order *r, uint8_t **p, size_t *cap)
+{
+	r->mem_held -= *cap;
+	free(*p);
+	*p = NULL;
+	*cap = 0;
+}
+
 static void drop_scratch(struct etl_order *r, struct etl_stream *s)
 {
-	r->mem_held -= s->bv.scratch_cap;
-	free(s->bv.scratch);
-	s->bv.scratch = NULL;
-	s->bv.scratch_cap = 0;
+	give_back(r, &s->bv.scratch, &s->bv.scratch_cap);
 }
 
-static void drop_spare(struct etl_order *r)
+/* Trades stream s's inflated buffer for the spare (either may be none);
+ * what the merge holds does not change. */
+static void swap_spare(struct etl_order *r, struct etl_stream *s)
 {
-	r->mem_held -= r->spare_cap;
-	free(r->spare);
-	r->spare = NULL;
-	r->spare_cap = 0;
-}
-
-/* Stream s has ended: the larger of its inflated buffer and the spare
- * stays as the spare, the other is given back. */
-static void retire_scratch(struct etl_order *r, struct etl_stream *s)
-{
-	if (s->bv.scratch_cap <= r->spare_cap) {
-		drop_scratch(r, s);
-		return;
-	}
-	drop_spare(r);
-	r->spare = s->bv.scratch;
-	r->spare_cap = s->bv.scratch_cap;
-	s->bv.scratch = NULL;
-	s->bv.scratch_cap = 0;
+	uint8_t *p = s->bv.scratch;
+	size_t cap = s->bv.scratch_cap;
+	s->bv.scratch = r->spare;
+	s->bv.scratch_cap = r->spare_cap;
+	r->spare = p;
+	r->spare_cap = cap;
 }
 
 /* Before stream s (which holds no buffer now) inflates the buffer bi:
@@ -227,7 +222,7 @@ static int make_room(struct etl_order *r, struct etl_walk *w, struct etl_stream 
 	uint64_t need = (uint64_t)ETL_BUFFER_HEADER_SIZE + bi->inflated_size;
 	if (need <= s->bv.scratch_cap || r->mem_held - s->bv.scratch_cap + need <= r->mem_limit)
 		return 1;
-	drop_spare(r);
+	give_back(r, &r->spare, &r->spare_cap);
 	for (size_t i = 0; i < r->n_streams; i++)
 		if (!r->streams[i].has_buffer && r->streams[i].bv.scratch)
 			drop_scratch(r, &r->streams[i]);
@@ -262,7 +257,11 @@ static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s
 				return ETL_FAILED;
 		}
 		if (s->next_idx >= s->end_idx) {
-			retire_scratch(r, s);   /* the stream is finished */
+			/* The stream is finished: the larger of its buffer and
+			 * the spare stays as the spare. */
+			if (s->bv.scratch_cap > r->spare_cap)
+				swap_spare(r, s);
+			drop_scratch(r, s);
 			return ETL_END;
 		}
 		struct etl_buffer_info bi;
@@ -274,12 +273,8 @@ static int advance(struct etl_order *r, struct etl_walk *w, struct etl_stream *s
 		if (rc != ETL_OK)
 			continue; /* cannot happen: indexed headers were valid */
 		w->stats.bytes_in = e->off;
-		if (bi.compressed && !s->bv.scratch && r->spare) {
-			s->bv.scratch = r->spare;      /* still within mem_held */
-			s->bv.scratch_cap = r->spare_cap;
-			r->spare = NULL;
-			r->spare_cap = 0;
-		}
+		if (bi.compressed && !s->bv.scratch)
+			swap_spare(r, s);            /* the spare, if there is one */
 		if (bi.compressed && !make_room(r, w, s, &bi))
 			return ETL_FAILED;
 		size_t held = s->bv.scratch_cap;
