@@ -28,11 +28,11 @@ static char *manifest_dir(void)
 {
 	const char *env = getenv("ETL_MANIFESTS");
 	const char *c = tu_corpus_dir();
-	size_t n = strlen(c) + 32;
+	size_t n = (env && *env ? strlen(env) : strlen(c)) + 32;
 	char *p = malloc(n);
 	ck_assert_ptr_nonnull(p);
 	if (env && *env)
-		snprintf(p, n + strlen(env), "%s", env);
+		snprintf(p, n, "%s", env);
 	else
 		snprintf(p, n, "%s/../manifests", c);
 	return p;
