@@ -209,11 +209,13 @@ ETL_API etl_decoder *etl_decoder_new(void);
 /*! etl_decoder_set_flags() : sets the decoder's flags (0 by default) for
  *  the events it decodes from now on.
  *  ETL_DECODE_PACKED_ARRAYS: a TraceLogging array of integers (INT8 ..
- *  HEXINT64, BOOL32, with any out_type) whose bytes are all in the payload
- *  comes as one property of kind ETL_VAL_ARRAY_PACKED instead of an
- *  ETL_VAL_ARRAY with one child per element (a character array holds one
- *  element per character, thousands per event, which the decoder would
- *  otherwise store one struct etl_prop each):
+ *  HEXINT64, BOOL32, with any out_type), or a manifest array of integers
+ *  or pointers without a value map (win:Int8 .. win:HexInt64, Pointer,
+ *  Boolean, FILETIME), whose bytes are all in the payload comes as one
+ *  property of kind ETL_VAL_ARRAY_PACKED instead of an ETL_VAL_ARRAY with
+ *  one child per element (a character array holds one element per
+ *  character, a stack one per frame, thousands per event, which the
+ *  decoder would otherwise store one struct etl_prop each):
  *    - name, in_type, out_type, parent and payload_offset as the ARRAY's;
  *      n_children is the number of elements (at least 1), each of
  *      v.bin.len / n_children bytes (1, 2, 4 or 8), little-endian, at

@@ -1998,8 +1998,12 @@ static uint32_t assert_packed_same(const struct etl_decoded *u, const struct etl
 	uint32_t npacked = 0;
 	ck_assert_int_eq(u->status, p->status);
 	ck_assert_uint_le(p->n_props, u->n_props);
-	/* Walk both trees together from the top level. */
-	uint32_t stack_u[64], stack_p[64], depth = 0;
+	/* Walk both trees together from the top level; each property is
+	 * on the stacks at most once. */
+	uint32_t *stack_u = malloc(sizeof *stack_u * ((size_t)u->n_props + 1));
+	uint32_t *stack_p = malloc(sizeof *stack_p * ((size_t)u->n_props + 1));
+	ck_assert(stack_u && stack_p);
+	uint32_t depth = 0;
 	uint32_t ntop = 0;
 	while (ntop < u->n_props && u->props[ntop].parent == ETL_PROP_NO_PARENT)
 		ntop++;
@@ -2051,13 +2055,15 @@ static uint32_t assert_packed_same(const struct etl_decoded *u, const struct etl
 				continue;
 			}
 			for (uint32_t k = a->n_children; k-- > 0;) {
-				ck_assert_uint_lt(depth, 64);
+				ck_assert_uint_le(depth, u->n_props);
 				stack_u[depth] = a->first_child + k;
 				stack_p[depth] = b->first_child + k;
 				depth++;
 			}
 		}
 	}
+	free(stack_u);
+	free(stack_p);
 	return npacked;
 }
 
@@ -2150,6 +2156,23 @@ START_TEST(test_tl_packed_arrays)
 	fld_out(&b, "x32", ETL_IN_UINT32 | 0x40, 4);      /* out HEX */
 	tu_put16(&b.pay, 1);
 	tu_put32(&b.pay, 0xBEEF);
+	/* signed in hex (two's complement of the width), 64-bit decimals
+	 * (JSON writes 2^53 and beyond as strings) */
+	fld_out(&b, "s32x", ETL_IN_INT32 | 0x40, 4);      /* out HEX */
+	tu_put16(&b.pay, 2);
+	tu_put32(&b.pay, 0xFFFFFFFEu);
+	tu_put32(&b.pay, 5);
+	fld(&b, "u64", ETL_IN_UINT64 | 0x40);
+	tu_put16(&b.pay, 4);
+	tu_put64(&b.pay, 1);
+	tu_put64(&b.pay, 9007199254740991ull);
+	tu_put64(&b.pay, 9007199254740992ull);
+	tu_put64(&b.pay, 3);
+	fld(&b, "i64", ETL_IN_INT64 | 0x40);
+	tu_put16(&b.pay, 3);
+	tu_put64(&b.pay, (uint64_t)-5);
+	tu_put64(&b.pay, 0x8000000000000000ull);
+	tu_put64(&b.pay, 42);
 	fld(&b, "empty", ETL_IN_UINT32 | 0x40);
 	tu_put16(&b.pay, 0);
 	/* an array of 2 structs, each with a number and 2 wide chars */
@@ -2169,12 +2192,13 @@ START_TEST(test_tl_packed_arrays)
 	ck_assert_int_eq(etl_decoder_decode(dp, &t.ev, &p), ETL_OK);
 	assert_tree(u);
 	uint64_t elems = 0;
-	/* c8 c16 ascii L.. M.. hi8 i8 i16 u32 b32 ub h64 t64 x32, and w in
-	 * each struct */
-	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 14 + 2);
-	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 256 + 12 + 3 + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 + 2 * 2);
+	/* c8 c16 ascii L.. M.. hi8 i8 i16 u32 b32 ub h64 t64 x32 s32x u64
+	 * i64, and w in each struct */
+	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 17 + 2);
+	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 256 + 12 + 3 + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 + 2 + 4 + 3 +
+	                                 2 * 2);
 	/* One property per packed array's elements: this many fewer. */
-	ck_assert_uint_eq(u->n_props - p->n_props, elems - 16);
+	ck_assert_uint_eq(u->n_props - p->n_props, elems - 19);
 	/* element values read back through the packed form */
 	uint32_t i16 = top(p, "i16");
 	struct etl_prop e;
@@ -2214,7 +2238,18 @@ START_TEST(test_tl_packed_arrays)
 	ck_assert_ptr_nonnull(strstr(j, "\"~\",\"\\\"\",\"\x7f\",\"\\\"\"]"));
 	/* an array whose first character is not ASCII, then one that is */
 	ck_assert_ptr_nonnull(strstr(j, "\"hi8\":[\"\xc3\x83\",\"\xc2\xa9\",\"z\"],\"i8\":[-5,127,-128]"));
+	/* integer runs from the bytes: hex in the in-type's width, 2^53 on
+	 * a string */
+	ck_assert_ptr_nonnull(strstr(j, "\"x32\":[\"0xbeef\"],\"s32x\":[\"0xfffffffe\",\"0x5\"],"
+	                                "\"u64\":[1,9007199254740991,\"9007199254740992\",3],"
+	                                "\"i64\":[-5,\"-9223372036854775808\",42]"));
+	ck_assert_ptr_nonnull(strstr(j, "\"h64\":[\"0xfffff80012345678\",\"0x0\"]"));
 	const char *x = (const char *)op.s[0].b.p;
+	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"s32x[0]\">0xfffffffe</Data><Data Name=\"s32x[1]\">0x5</Data>"
+	                                "<Data Name=\"u64[0]\">1</Data>"));
+	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"u64[2]\">9007199254740992</Data><Data Name=\"u64[3]\">3</Data>"
+	                                "<Data Name=\"i64[0]\">-5</Data>"
+	                                "<Data Name=\"i64[1]\">-9223372036854775808</Data>"));
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"c8[8]\">&lt;</Data><Data Name=\"c8[9]\">&amp;</Data>"));
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"s[1].w[0]\">&quot;</Data>"));
 	ck_assert_ptr_nonnull(strstr(x, "<Data Name=\"c8[99]\">y</Data><Data Name=\"c8[100]\">y</Data>"));
@@ -2307,18 +2342,29 @@ START_TEST(test_packed_arrays_malformed)
 }
 END_TEST
 
-/* Packed arrays in each TraceLogging file of the corpus: per file, how
- * many arrays and elements the decoder packs (amsi: its "Raw Script"
- * character arrays, 19 of them), the values equal to the unpacked ones,
- * and every writer's document the same bytes. */
-static const struct { const char *file; uint32_t arrays; uint64_t elems; } packed_files[] = {
-	{ "amsi-tracelogging.etl", 19, 9919 },
-	{ "wsl-lxcore-tracelogging.etl", 0, 0 },
-	{ "windowsupdate-tracelogging.etl", 0, 0 },
-	{ "waasmedic-tracelogging.etl", 0, 0 },
-	{ "hw3d-single-tracelogging.etl", 0, 0 },
-	{ "eventsource-primitive-types.etl", 0, 0 },
-	{ "eventsource-selfdescribing-compressed.etl", 0, 0 },
+/* Packed arrays in each TraceLogging file of the corpus and in the files
+ * whose manifest events hold integer arrays: per file, how many arrays
+ * and elements the decoder packs (amsi: its "Raw Script" character
+ * arrays, 19 of them; the CLR's stacks and IL offset maps), the values
+ * equal to the unpacked ones, and every writer's document the same
+ * bytes. manifest: loaded from the manifest directory beside the corpus
+ * into both decoders, or NULL. */
+static const struct {
+	const char *file, *manifest;
+	uint32_t arrays;
+	uint64_t elems;
+} packed_files[] = {
+	{ "amsi-tracelogging.etl", NULL, 19, 9919 },
+	{ "wsl-lxcore-tracelogging.etl", NULL, 0, 0 },
+	{ "windowsupdate-tracelogging.etl", NULL, 0, 0 },
+	{ "waasmedic-tracelogging.etl", NULL, 0, 0 },
+	{ "hw3d-single-tracelogging.etl", NULL, 0, 0 },
+	{ "eventsource-primitive-types.etl", NULL, 0, 0 },
+	{ "eventsource-selfdescribing-compressed.etl", NULL, 0, 0 },
+	{ "perfview-kernel-clr-x64-compressed.etl", "dotnet-runtime.ClrEtwAll.man", 47986, 727682 },
+	{ "clr-gc-circular.etl", "dotnet-runtime.ClrEtwAll.man", 0, 0 },
+	{ "clr-rundown-32bit-compressed.etl", "dotnet-runtime.ClrEtwAll.man", 0, 0 },
+	{ "win7-kernel-process-manifest.etl", "windows-system.SystemEvents.man", 0, 0 },
 };
 
 START_TEST(test_corpus_packed_arrays)
@@ -2330,6 +2376,14 @@ START_TEST(test_corpus_packed_arrays)
 	etl_decoder *du = etl_decoder_new(), *dp = etl_decoder_new();
 	ck_assert(rd && du && dp);
 	ck_assert_int_eq(etl_decoder_set_flags(dp, ETL_DECODE_PACKED_ARRAYS), ETL_OK);
+	if (packed_files[_i].manifest) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "../manifests/%s", packed_files[_i].manifest);
+		char *man = tu_corpus_path(rel);
+		ck_assert_msg(etl_decoder_add_manifest(du, man) == ETL_OK, "%s: %s", man, etl_decoder_errmsg(du));
+		ck_assert_msg(etl_decoder_add_manifest(dp, man) == ETL_OK, "%s: %s", man, etl_decoder_errmsg(dp));
+		free(man);
+	}
 	int rc = etl_reader_open_file(rd, path);
 	ck_assert_msg(rc == ETL_OK || rc == ETL_WARN, "%s: %s", file, etl_reader_errmsg(rd));
 	struct outs ou, op;
@@ -2353,6 +2407,7 @@ START_TEST(test_corpus_packed_arrays)
 	outs_free(&ou);
 	outs_free(&op);
 	printf("%s: %u packed arrays, %" PRIu64 " elements\n", file, arrays, elems);
+	fflush(stdout);                 /* before an assertion ends the test */
 	ck_assert_uint_eq(arrays, packed_files[_i].arrays);
 	ck_assert_uint_eq(elems, packed_files[_i].elems);
 	etl_reader_free(rd);

@@ -178,6 +178,56 @@ START_TEST(test_features)
 }
 END_TEST
 
+/* ETL_DECODE_PACKED_ARRAYS: the integer arrays of T1 (Vals, 3 x UInt32;
+ * Pair, 2 x HexInt16) kept as their bytes and element 0, the struct array
+ * Items as it was; the same elements through etl_decoded_element(), and
+ * the same message, also where it names an array (event 5: an array is
+ * empty text, 0 under a numeric format). */
+START_TEST(test_packed_arrays)
+{
+	etl_decoder *du = test_decoder(), *dp = test_decoder();
+	ck_assert_int_eq(etl_decoder_set_flags(dp, ETL_DECODE_PACKED_ARRAYS), ETL_OK);
+	struct tu_bytes b;
+	t1_payload(&b);
+	for (uint16_t id = 1; id <= 5; id += 4) {
+		struct etl_event ev = mkev(id, 0, b.p, b.len);
+		const struct etl_decoded *u, *r;
+		ck_assert_msg(etl_decoder_decode(du, &ev, &u) == ETL_OK, "%s", u->error);
+		char *want = strdup(u->message);
+		uint32_t un = u->n_props;
+		ck_assert_msg(etl_decoder_decode(dp, &ev, &r) == ETL_OK, "%s", r->error);
+		ck_assert_str_eq(r->message, want);
+		if (id == 5)
+			ck_assert_str_eq(r->message, "Vals=[] [0] [] Pair=[0] Neg=-5");
+		free(want);
+		/* Vals and Pair keep one child each instead of 3 and 2 */
+		ck_assert_uint_eq(r->n_props, un - 2 - 1);
+		const struct etl_prop *p = top(r, "Vals");
+		ck_assert_int_eq(p->kind, ETL_VAL_ARRAY_PACKED);
+		ck_assert_uint_eq(p->n_children, 3);
+		ck_assert_uint_eq(p->v.bin.len, 12);
+		ck_assert_ptr_eq(p->v.bin.p, b.p + 10);
+		ck_assert_uint_eq(p->payload_offset, 10);
+		struct etl_prop e;
+		ck_assert_int_eq(etl_decoded_element(r, (uint32_t)(p - r->props), 2, &e), ETL_OK);
+		ck_assert_int_eq(e.kind, ETL_VAL_UINT);
+		ck_assert_uint_eq(e.v.u, 30);
+		ck_assert_uint_eq(e.payload_offset, 18);
+		ck_assert_str_eq(e.name, "Vals");
+		p = top(r, "Pair");
+		ck_assert_int_eq(p->kind, ETL_VAL_ARRAY_PACKED);
+		ck_assert_int_eq(etl_decoded_element(r, (uint32_t)(p - r->props), 1, &e), ETL_OK);
+		ck_assert_uint_eq(e.v.u, 0x20);
+		ck_assert_uint_eq(e.out_type, ETL_OUT_HEXINT16);
+		ck_assert_int_eq(top(r, "Items")->kind, ETL_VAL_ARRAY);        /* structs */
+		ck_assert_int_eq(top(r, "Neg")->v.i, -5);       /* the field after it */
+	}
+	tu_bytes_free(&b);
+	etl_decoder_free(du);
+	etl_decoder_free(dp);
+}
+END_TEST
+
 START_TEST(test_names_messages)
 {
 	etl_decoder *d = test_decoder();
@@ -685,6 +735,7 @@ int main(void)
 	TCase *tc = tcase_create("manifest");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_features);
+	tcase_add_test(tc, test_packed_arrays);
 	tcase_add_test(tc, test_names_messages);
 	tcase_add_test(tc, test_load_errors);
 	tcase_add_test(tc, test_string_table);

@@ -509,6 +509,76 @@ static uint32_t int_run(struct etl_outbuf *b, const struct etl_prop *e, uint32_t
 	return k;
 }
 
+/* Elements k .. end of a packed run of sz-byte unsigned integers at raw,
+ * each after its comma (none before element 0), into room at q reserved
+ * for them: hex (masked to mask) or plain decimal; sz and hex are
+ * constants in each copy (packed_int_run()). Stops before a decimal
+ * element at 2^53 or beyond; returns where the text ends, *kp the next
+ * element. */
+static inline __attribute__((always_inline)) char *packed_ints_k(char *q, const uint8_t *raw, uint32_t *kp,
+                                                                 uint32_t end, unsigned sz, int hex,
+                                                                 uint64_t mask)
+{
+	uint32_t k = *kp;
+	for (; k < end; k++) {
+		uint64_t u = etl_le_uint(raw + (size_t)k * sz, sz);
+		if (!hex && sz == 8 && u >= (uint64_t)JSON_SAFE_INT)
+			break;
+		q[0] = ',';
+		q += k != 0;
+		if (hex) {
+			memcpy(q, "\"0x", 3);
+			q += 3 + etl__fmt_hex64(q + 3, u & mask);
+			*q++ = '"';
+		} else {
+			q += etl__fmt_u64(q, u);
+		}
+	}
+	*kp = k;
+	return q;
+}
+
+/* The n elements of the packed array a (element 0: e0) when they are
+ * unsigned integers in hex or plain decimal, written from their bytes as
+ * int_run() writes them unpacked (stacks and IL offset maps, dozens to
+ * thousands per event); returns how many (0: not such an array, or a
+ * decimal element at 2^53 or beyond, from which on each is written as a
+ * scalar). */
+static uint32_t packed_int_run(struct etl_outbuf *b, const struct etl_prop *a, const struct etl_prop *e0,
+                               uint32_t n)
+{
+	if (e0->kind != ETL_VAL_UINT)
+		return 0;
+	const int hex = etl__out_is_hex_type(e0);
+	if (!hex && !plain_decimal(e0))
+		return 0;
+	const unsigned sz = etl__packed_size(a);
+	const uint8_t *raw = a->v.bin.p;
+	/* as etl__out_hex_int(): the two's complement of the in-type's width */
+	const unsigned w = etl__out_in_type_bytes(e0->in_type);
+	const uint64_t mask = w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : ~(uint64_t)0;
+	uint32_t k = 0;
+	while (k < n) {
+		uint32_t block = n - k < 256 ? n - k : 256;
+		char *o = etl__ob_room(b, (ETL_OUT_HEX_INT_MAX + 3) * (size_t)block);
+		if (!o)
+			return k;
+		char *q;
+		uint32_t end = k + block;
+		if (hex)
+			q = sz == 8 ? packed_ints_k(o, raw, &k, end, 8, 1, mask)
+			            : packed_ints_k(o, raw, &k, end, sz, 1, mask);
+		else if (sz == 4)
+			q = packed_ints_k(o, raw, &k, end, 4, 0, mask);
+		else
+			q = packed_ints_k(o, raw, &k, end, sz, 0, mask);
+		b->len += (size_t)(q - o);
+		if (k < end)
+			break;
+	}
+	return k;
+}
+
 /* The elements props[first .. first + count) of an array. Character
  * arrays hold one element per character, thousands per event: those that
  * need no escaping are written here, the rest through prop(). */
@@ -549,15 +619,17 @@ static void array(struct json_priv *j, struct etl_outbuf *b, const struct etl_ou
 /* The n elements of the packed array a (etl_decoder_set_flags()) whose
  * element 0 is e0, written as array() writes them unpacked: runs of ASCII
  * characters straight from their bytes, every other element made whole
- * (etl__packed_elem()) and written as a scalar (no int_run: TraceLogging
- * has no stacks). n is 0 when a's child is out of range: [] then. */
+ * (etl__packed_elem()) and written as a scalar, after a run of hex or
+ * decimal integers (packed_int_run()). n is 0 when a's child is out of
+ * range: [] then. */
 static void packed_array(struct json_priv *j, struct etl_outbuf *b, const struct etl_prop *a,
                          const struct etl_prop *e0, uint32_t n)
 {
 	etl__ob_putc(b, '[');
 	const uint8_t *raw = n ? a->v.bin.p : NULL;
 	const unsigned sz = n ? etl__packed_size(a) : 0;
-	for (uint32_t k = 0; k < n && !b->oom; k++) {
+	uint32_t start = n ? packed_int_run(b, a, e0, n) : 0;
+	for (uint32_t k = start; k < n && !b->oom; k++) {
 		struct etl_prop e;
 		etl__packed_elem(a, e0, k, &e);
 		if (ascii_char(&e) >= 0) {

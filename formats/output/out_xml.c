@@ -401,6 +401,81 @@ static inline __attribute__((always_inline)) uint32_t packed_chars(struct etl_ou
 	return k;
 }
 
+/* Elements k .. n of a packed array of sz-byte integers at raw (stacks,
+ * IL offset maps), each written as data_walk() writes an unpacked one,
+ * data_int()'s text from the bytes: hex (0x..., the value masked to
+ * mask) or decimal (signed: sign-extended); room for 64 at a time.
+ * Returns n, or where memory ran out (b->oom). Inline with sz, hex and
+ * sign constant. */
+static inline __attribute__((always_inline)) uint32_t packed_ints(struct etl_outbuf *b, const char *pre,
+                                                                  size_t base, const uint8_t *raw,
+                                                                  unsigned sz, int hex, int sign,
+                                                                  uint64_t mask, uint32_t k, uint32_t n,
+                                                                  uint64_t *digits, size_t *il)
+{
+	uint64_t d = *digits;
+	size_t l = *il;
+	while (k < n) {
+		uint32_t end = n - k < 64 ? n : k + 64;
+		char *o = etl__ob_room(b, (XML_ELEM_ROOM + ETL_OUT_HEX_INT_MAX + 8) * (size_t)(end - k));
+		if (!o)
+			break;
+		char *start = o;
+		for (; k < end; k++) {
+			uint64_t u = etl_le_uint(raw + (size_t)k * sz, sz);
+			if (sign)
+				u = etl_sign_extend(u, sz);
+			o = elem_name(o, pre, base, d, l);
+			index_next_packed(&d, &l);
+			o[0] = '>';
+			if (hex) {
+				o[1] = '0';
+				o[2] = 'x';
+				o += 3 + etl__fmt_hex64(o + 3, u & mask);
+			} else if (sign) {
+				o += 1 + etl__fmt_i64(o + 1, (int64_t)u);
+			} else {
+				o += 1 + etl__fmt_u64(o + 1, u);
+			}
+			memcpy(o, "</Data>", 7);
+			o += 7;
+		}
+		b->len += (size_t)(o - start);
+	}
+	*digits = d;
+	*il = l;
+	return k;
+}
+
+/* packed_ints() for the packed array p whose element 0 is e (element k
+ * on), when its elements are integers data_int() writes as hex or plain
+ * decimal; k (nothing written) otherwise. */
+static uint32_t packed_int_elems(struct etl_outbuf *b, const char *pre, size_t base, const struct etl_prop *p,
+                                 const struct etl_prop *e, uint32_t k, uint32_t n, uint64_t *digits, size_t *il)
+{
+	if (e->kind != ETL_VAL_INT && e->kind != ETL_VAL_UINT)
+		return k;
+	const int hex = etl__out_is_hex_type(e);
+	if (!hex && e->out_type != ETL_OUT_NULL)
+		return k;
+	const unsigned sz = etl__packed_size(p);
+	const uint8_t *raw = p->v.bin.p;
+	if (hex) {
+		/* as etl__out_hex_int(): the value in the in-type's width */
+		const unsigned w = etl__out_in_type_bytes(e->in_type);
+		const uint64_t mask = w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : ~(uint64_t)0;
+		if (e->kind == ETL_VAL_INT)     /* sign-extended, then masked */
+			return sz == 4 ? packed_ints(b, pre, base, raw, 4, 1, 1, mask, k, n, digits, il)
+			               : packed_ints(b, pre, base, raw, sz, 1, 1, mask, k, n, digits, il);
+		return sz == 8 ? packed_ints(b, pre, base, raw, 8, 1, 0, mask, k, n, digits, il)
+		               : packed_ints(b, pre, base, raw, sz, 1, 0, mask, k, n, digits, il);
+	}
+	if (e->kind == ETL_VAL_INT)
+		return packed_ints(b, pre, base, raw, sz, 0, 1, 0, k, n, digits, il);
+	return sz == 4 ? packed_ints(b, pre, base, raw, 4, 0, 0, 0, k, n, digits, il)
+	               : packed_ints(b, pre, base, raw, sz, 0, 0, 0, k, n, digits, il);
+}
+
 /* The leaves under props[i]; x->name holds <Data Name=" and the escaped
  * name of props[i]. A run of scalar elements of an array is written from
  * the name and the index kept in digits (stacks and char arrays have
@@ -449,6 +524,10 @@ static void data_walk(struct xml_priv *x, struct etl_outbuf *b, const struct etl
 			if (packed && mask && count <= 100000000u) {
 				k = sz == 1 ? packed_chars(b, pre, base, raw, 1, k, count, &digits, &il)
 				            : packed_chars(b, pre, base, raw, 2, k, count, &digits, &il);
+				if (k >= count || b->oom)
+					break;
+			} else if (packed && count <= 100000000u) {
+				k = packed_int_elems(b, pre, base, p, e, k, count, &digits, &il);
 				if (k >= count || b->oom)
 					break;
 			}

@@ -512,8 +512,15 @@ static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32
 		if (cnt > ETL_DEC_MAX_PROPS)
 			return etl__dec_fail(x->d, ETL_E_BAD_SIZE, "array \"%s\" has %llu elements at offset %zu",
 			                     fi->name, (unsigned long long)cnt, x->c.pos);
+		/* Integers whose bytes are all there: kept as their bytes and
+		 * element 0 with ETL_DECODE_PACKED_ARRAYS (stacks and IL maps
+		 * hold dozens to thousands per event). */
+		const int fast = fi->fast && !fi->map && cnt;
+		const unsigned esz = fi->fast_size ? fi->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+		const int packed = fast && (etl__dec_flags(x->d) & ETL_DECODE_PACKED_ARRAYS) && !x->c.err &&
+		                   cnt <= (x->c.len - x->c.pos) / esz;
 		int oom = 0;
-		uint32_t fc = cnt ? etl__dec_reserve_raw(x->d, (uint32_t)cnt, &oom) : 0;
+		uint32_t fc = cnt ? etl__dec_reserve_raw(x->d, packed ? 1u : (uint32_t)cnt, &oom) : 0;
 		if (fc == UINT32_MAX)
 			return oom ? etl__dec_fail(x->d, ETL_E_NOMEM, "out of memory decoding \"%s\"", fi->name)
 			           : etl__dec_fail(x->d, ETL_E_BAD_SIZE, "too many properties at \"%s\"", fi->name);
@@ -528,7 +535,15 @@ static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32
 		ap->n_children = (uint32_t)cnt;
 		ap->payload_offset = (uint32_t)x->c.pos;
 		vals[i] = 0;
-		if (fi->fast && !fi->map && cnt && fill_fast(x, fi, fc, (uint32_t)cnt, idx))
+		if (packed) {
+			ap->kind = ETL_VAL_ARRAY_PACKED;
+			ap->v.bin.p = x->c.p + x->c.pos;
+			ap->v.bin.len = (size_t)cnt * esz;
+			fill_fast(x, fi, fc, 1, idx);   /* element 0 */
+			x->c.pos += (size_t)(cnt - 1) * esz;
+			continue;
+		}
+		if (fast && fill_fast(x, fi, fc, (uint32_t)cnt, idx))
 			continue;               /* integers, all there */
 		for (uint64_t k = 0; k < cnt; k++) {
 			uint64_t dummy;
@@ -617,9 +632,20 @@ static int extend_last_array(struct mdec *x, const struct mf_template *t, uint32
 	size_t left = etl_cur_left(&x->c);
 	uint32_t idx = first + (uint32_t)t->n_fields - 1;
 	struct etl_prop *ap = etl__dec_prop(x->d, idx);
-	if (!left || left % sz || ap->kind != ETL_VAL_ARRAY || left / sz > ETL_DEC_MAX_PROPS)
+	if (!left || left % sz || left / sz > ETL_DEC_MAX_PROPS)
 		return ETL_OK;
 	uint32_t more = (uint32_t)(left / sz);
+	if (ap->kind == ETL_VAL_ARRAY_PACKED) {
+		/* its bytes end where the payload's left ones begin */
+		if ((uint64_t)ap->n_children + more > ETL_DEC_MAX_PROPS)
+			return ETL_OK;
+		ap->n_children += more;
+		ap->v.bin.len += left;
+		x->c.pos += left;
+		return ETL_OK;
+	}
+	if (ap->kind != ETL_VAL_ARRAY)
+		return ETL_OK;
 	int oom = 0;
 	uint32_t fc = etl__dec_reserve_raw(x->d, more, &oom);
 	if (fc == UINT32_MAX)

@@ -202,6 +202,8 @@ static void prop_fmt(struct etl_msgbuf *b, const struct etl_prop *p, const char 
 		return;
 	}
 	long long iv = p->kind == ETL_VAL_INT || p->kind == ETL_VAL_FILETIME ? p->v.i : (long long)p->v.u;
+	if (p->kind == ETL_VAL_ARRAY_PACKED)
+		iv = 0;                 /* as an unpacked array's (v is its bytes) */
 	if (p->kind == ETL_VAL_FLOAT) {
 		/* Out of range (or NaN) the conversion is undefined: saturate. */
 		double f = p->v.f;
