@@ -465,6 +465,18 @@ static uint32_t raw_chars(struct etl_outbuf *b, const uint8_t *raw, unsigned sz,
 	return k;
 }
 
+/* How a run of unsigned integers of e's type is written: 1 in hex, 0 in
+ * plain decimal (below 2^53), -1 not as a run (int_run(),
+ * packed_int_run()). */
+static inline int int_run_kind(const struct etl_prop *e)
+{
+	if (e->kind != ETL_VAL_UINT)
+		return -1;
+	if (etl__out_is_hex_type(e))
+		return 1;
+	return plain_decimal(e) ? 0 : -1;
+}
+
 /* Writes the run of elements e[0 .. n) that are unsigned integers of the
  * type of e[0] shown in hex (pointers, stacks: thousands per event in some
  * traces), each as ,"0x...", or in plain decimal below 2^53 (offsets,
@@ -472,10 +484,8 @@ static uint32_t raw_chars(struct etl_outbuf *b, const uint8_t *raw, unsigned sz,
  * at_start), in room reserved per block; returns how many. */
 static uint32_t int_run(struct etl_outbuf *b, const struct etl_prop *e, uint32_t n, int at_start)
 {
-	if (n == 0 || e->kind != ETL_VAL_UINT)
-		return 0;
-	const int hex = etl__out_is_hex_type(e);
-	if (!hex && !plain_decimal(e))
+	const int hex = n ? int_run_kind(e) : -1;
+	if (hex < 0)
 		return 0;
 	const uint64_t key = type_key(e);
 	size_t comma = !at_start;
@@ -547,16 +557,12 @@ static inline __attribute__((always_inline)) char *packed_ints_k(char *q, const 
 static uint32_t packed_int_run(struct etl_outbuf *b, const struct etl_prop *a, const struct etl_prop *e0,
                                uint32_t n)
 {
-	if (e0->kind != ETL_VAL_UINT)
-		return 0;
-	const int hex = etl__out_is_hex_type(e0);
-	if (!hex && !plain_decimal(e0))
+	const int hex = int_run_kind(e0);
+	if (hex < 0)
 		return 0;
 	const unsigned sz = etl__packed_size(a);
 	const uint8_t *raw = a->v.bin.p;
-	/* as etl__out_hex_int(): the two's complement of the in-type's width */
-	const unsigned w = etl__out_in_type_bytes(e0->in_type);
-	const uint64_t mask = w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : ~(uint64_t)0;
+	const uint64_t mask = etl__out_hex_mask(e0);
 	uint32_t k = 0;
 	while (k < n) {
 		uint32_t block = n - k < 256 ? n - k : 256;

@@ -461,9 +461,7 @@ static uint32_t packed_int_elems(struct etl_outbuf *b, const char *pre, size_t b
 	const unsigned sz = etl__packed_size(p);
 	const uint8_t *raw = p->v.bin.p;
 	if (hex) {
-		/* as etl__out_hex_int(): the value in the in-type's width */
-		const unsigned w = etl__out_in_type_bytes(e->in_type);
-		const uint64_t mask = w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : ~(uint64_t)0;
+		const uint64_t mask = etl__out_hex_mask(e);     /* as etl__out_hex_int() */
 		if (e->kind == ETL_VAL_INT)     /* sign-extended, then masked */
 			return sz == 4 ? packed_ints(b, pre, base, raw, 4, 1, 1, mask, k, n, digits, il)
 			               : packed_ints(b, pre, base, raw, sz, 1, 1, mask, k, n, digits, il);

@@ -316,15 +316,20 @@ static inline int etl__out_is_hex_type(const struct etl_prop *p)
 	       p->in_type == ETL_IN_POINTER;
 }
 
+/* The bits of an integer of p's in-type that its hex text shows: the
+ * two's complement of the type's width (a negative INT8 is 0xff..). */
+static inline uint64_t etl__out_hex_mask(const struct etl_prop *p)
+{
+	unsigned w = etl__out_in_type_bytes(p->in_type);
+	return w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : ~(uint64_t)0;
+}
+
 /* Inline: the hex integers are most of some events' values. */
 static inline size_t etl__out_hex_int(char *o, const struct etl_prop *p)
 {
 	if ((p->kind != ETL_VAL_INT && p->kind != ETL_VAL_UINT) || !etl__out_is_hex_type(p))
 		return 0;
-	uint64_t u = p->v.u;
-	unsigned w = etl__out_in_type_bytes(p->in_type);
-	if (w < 8)                              /* two's complement of the width */
-		u &= ((uint64_t)1 << (8 * w)) - 1;
+	uint64_t u = p->v.u & etl__out_hex_mask(p);
 	o[0] = '0';
 	o[1] = 'x';
 	return 2 + etl__fmt_hex64(o + 2, u);
