@@ -45,8 +45,8 @@ static void check_u64(uint64_t v)
 	size_t n = etl__fmt_u64(got, v);
 	got[n] = 0;
 	snprintf(want, sizeof want, "%" PRIu64, v);
-	ck_assert_str_eq(got, want);
-	ck_assert_uint_le(n, ETL_FMT_U64_MAX);
+	TU_CHECK(strcmp(got, want) == 0, "\"%s\" != \"%s\"", got, want);
+	TU_CHECK((n) <= (ETL_FMT_U64_MAX), "failed: n <= ETL_FMT_U64_MAX");
 }
 
 static void check_i64(int64_t v)
@@ -55,8 +55,8 @@ static void check_i64(int64_t v)
 	size_t n = etl__fmt_i64(got, v);
 	got[n] = 0;
 	snprintf(want, sizeof want, "%" PRId64, v);
-	ck_assert_str_eq(got, want);
-	ck_assert_uint_le(n, ETL_FMT_I64_MAX);
+	TU_CHECK(strcmp(got, want) == 0, "\"%s\" != \"%s\"", got, want);
+	TU_CHECK((n) <= (ETL_FMT_I64_MAX), "failed: n <= ETL_FMT_I64_MAX");
 }
 
 static void check_hex(uint64_t v)
@@ -65,22 +65,22 @@ static void check_hex(uint64_t v)
 	size_t n = etl__fmt_hex64(got, v);
 	got[n] = 0;
 	snprintf(want, sizeof want, "%" PRIx64, v);
-	ck_assert_str_eq(got, want);
+	TU_CHECK(strcmp(got, want) == 0, "\"%s\" != \"%s\"", got, want);
 	n = etl__fmt_hex64_uc(got, v);
 	got[n] = 0;
 	snprintf(want, sizeof want, "%" PRIX64, v);
-	ck_assert_str_eq(got, want);
-	ck_assert_uint_le(n, ETL_FMT_HEX64_MAX);
+	TU_CHECK(strcmp(got, want) == 0, "\"%s\" != \"%s\"", got, want);
+	TU_CHECK((n) <= (ETL_FMT_HEX64_MAX), "failed: n <= ETL_FMT_HEX64_MAX");
 	/* the portable loop gives the same text, and writes only the digits */
 	for (int upper = 0; upper <= 1; upper++) {
 		char port[ETL_FMT_HEX64_MAX + 2];
 		memset(port, '#', sizeof port);
 		n = etl__fmt_hex64_portable(port, v, upper);
-		ck_assert_uint_le(n, ETL_FMT_HEX64_MAX);
-		ck_assert_int_eq(port[n], '#');
+		TU_CHECK((n) <= (ETL_FMT_HEX64_MAX), "failed: n <= ETL_FMT_HEX64_MAX");
+		TU_CHECK((port[n]) == ('#'), "failed: port[n] == '#'");
 		port[n] = 0;
 		snprintf(want, sizeof want, upper ? "%" PRIX64 : "%" PRIx64, v);
-		ck_assert_str_eq(port, want);
+		TU_CHECK(strcmp(port, want) == 0, "\"%s\" != \"%s\"", port, want);
 	}
 	/* seven-digit fractions */
 	char frac[8], fwant[16];
@@ -88,7 +88,7 @@ static void check_hex(uint64_t v)
 	etl__fmt_frac7(frac, f);
 	frac[7] = 0;
 	snprintf(fwant, sizeof fwant, "%07u", (unsigned)f);
-	ck_assert_str_eq(frac, fwant);
+	TU_CHECK(strcmp(frac, fwant) == 0, "\"%s\" != \"%s\"", frac, fwant);
 }
 
 /* Every edge of every length: 10^k and 16^k, one below and one above. */
@@ -144,11 +144,11 @@ static void check_guid(const struct etl_guid *g)
 	         (unsigned)g->data1, (unsigned)g->data2, (unsigned)g->data3,
 	         g->data4[0], g->data4[1], g->data4[2], g->data4[3],
 	         g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
-	ck_assert_str_eq(etl_guid_format(g, got), want);
+	TU_CHECK(strcmp(etl_guid_format(g, got), want) == 0, "\"%s\" != \"%s\"", etl_guid_format(g, got), want);
 	char raw[ETL_FMT_GUID_LEN + 1];
 	etl__fmt_guid(raw, g);
 	raw[ETL_FMT_GUID_LEN] = 0;
-	ck_assert_str_eq(raw, want);
+	TU_CHECK(strcmp(raw, want) == 0, "\"%s\" != \"%s\"", raw, want);
 }
 
 START_TEST(test_guids)
@@ -203,12 +203,12 @@ static void check_filetime(int64_t ft)
 {
 	char got[ETL_TIME_STRLEN], want[64];
 	ref_filetime(ft, want, sizeof want);
-	ck_assert_str_eq(etl_filetime_format(ft, got, sizeof got), want);
+	TU_CHECK(strcmp(etl_filetime_format(ft, got, sizeof got), want) == 0, "\"%s\" != \"%s\"", etl_filetime_format(ft, got, sizeof got), want);
 	char raw[ETL_FMT_TIME_MAX + 1];
 	size_t n = etl__fmt_filetime(raw, ft);
-	ck_assert_uint_le(n, ETL_FMT_TIME_MAX);
+	TU_CHECK((n) <= (ETL_FMT_TIME_MAX), "failed: n <= ETL_FMT_TIME_MAX");
 	raw[n] = 0;
-	ck_assert_str_eq(raw, want);
+	TU_CHECK(strcmp(raw, want) == 0, "\"%s\" != \"%s\"", raw, want);
 	/* Truncation follows snprintf: outlen - 1 bytes and a NUL. */
 	for (size_t len = 0; len < 12; len++) {
 		char a[16], b[16];
@@ -216,7 +216,7 @@ static void check_filetime(int64_t ft)
 		memset(b, 'x', sizeof b);
 		etl_filetime_format(ft, a, len);
 		ref_filetime(ft, b, len);
-		ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
+		TU_CHECK((memcmp(a, b, sizeof a)) == (0), "failed: memcmp(a, b, sizeof a) == 0");
 	}
 }
 
@@ -254,7 +254,7 @@ static int sink_write(void *ctx, const void *data, size_t n)
 	if (s->n + n > s->cap) {
 		s->cap = (s->n + n) * 2;
 		s->p = realloc(s->p, s->cap);
-		ck_assert_ptr_nonnull(s->p);
+		TU_CHECK((s->p) != NULL, "s->p is NULL");
 	}
 	memcpy(s->p + s->n, data, n);
 	s->n += n;
@@ -266,19 +266,19 @@ static void check_json(const char *s, size_t n)
 	struct sink want = { NULL, 0, 0 };
 	struct etl_outbuf got;
 	memset(&got, 0, sizeof got);
-	ck_assert_int_eq(etl_json_escape(s, n, 0, sink_write, &want), 0);
+	TU_CHECK((etl_json_escape(s, n, 0, sink_write, &want)) == (0), "failed: etl_json_escape(s, n, 0, sink_write, &want) == 0");
 	etl__out_json_string(&got, s, n);
-	ck_assert(!got.oom);
-	ck_assert_uint_eq(got.len, want.n);
-	ck_assert_int_eq(memcmp(got.p, want.p, want.n), 0);
+	TU_REQUIRE(!got.oom);
+	TU_CHECK((got.len) == (want.n), "failed: got.len == want.n");
+	TU_CHECK((memcmp(got.p, want.p, want.n)) == (0), "failed: memcmp(got.p, want.p, want.n) == 0");
 	/* Both loops (SSE2 where built, and the portable one), appended
 	 * after existing text. */
 	for (int simd = 0; simd <= 1; simd++) {
 		size_t at = got.len;
 		etl__out_json_string_ex(&got, s, n, simd);
-		ck_assert(!got.oom);
-		ck_assert_uint_eq(got.len - at, want.n);
-		ck_assert_int_eq(memcmp(got.p + at, want.p, want.n), 0);
+		TU_REQUIRE(!got.oom);
+		TU_CHECK((got.len - at) == (want.n), "failed: got.len - at == want.n");
+		TU_CHECK((memcmp(got.p + at, want.p, want.n)) == (0), "failed: memcmp(got.p + at, want.p, want.n) == 0");
 	}
 	etl__ob_free(&got);
 	free(want.p);
