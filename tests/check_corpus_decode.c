@@ -584,32 +584,32 @@ static void same_prop(const struct etl_decoded *ra, uint32_t a, const struct etl
                       const char *ctx)
 {
 	const struct etl_prop *x = &ra->props[a], *y = &rb->props[b];
-	ck_assert_msg(strcmp(x->name, y->name) == 0, "%s: %s / %s", ctx, x->name, y->name);
-	ck_assert_msg(x->kind == y->kind && x->in_type == y->in_type && same_out(x->in_type, x->out_type, y->out_type),
+	TU_CHECK(strcmp(x->name, y->name) == 0, "%s: %s / %s", ctx, x->name, y->name);
+	TU_CHECK(x->kind == y->kind && x->in_type == y->in_type && same_out(x->in_type, x->out_type, y->out_type),
 	              "%s: %s: kind %d/%d in %u/%u out %u/%u", ctx, x->name, x->kind, y->kind, x->in_type,
 	              y->in_type, x->out_type, y->out_type);
-	ck_assert_msg(x->payload_offset == y->payload_offset, "%s: %s offset", ctx, x->name);
-	ck_assert_msg((!x->map_name && !y->map_name) || (x->map_name && y->map_name &&
+	TU_CHECK(x->payload_offset == y->payload_offset, "%s: %s offset", ctx, x->name);
+	TU_CHECK((!x->map_name && !y->map_name) || (x->map_name && y->map_name &&
 	              strcmp(x->map_name, y->map_name) == 0), "%s: %s map text", ctx, x->name);
 	switch (x->kind) {
 	case ETL_VAL_STRING:
-		ck_assert_msg(x->v.str.len == y->v.str.len && memcmp(x->v.str.s, y->v.str.s, x->v.str.len) == 0,
+		TU_CHECK(x->v.str.len == y->v.str.len && memcmp(x->v.str.s, y->v.str.s, x->v.str.len) == 0,
 		              "%s: %s text", ctx, x->name);
 		break;
 	case ETL_VAL_BINARY: case ETL_VAL_SID:
-		ck_assert_msg(x->v.bin.len == y->v.bin.len && memcmp(x->v.bin.p, y->v.bin.p, x->v.bin.len) == 0,
+		TU_CHECK(x->v.bin.len == y->v.bin.len && memcmp(x->v.bin.p, y->v.bin.p, x->v.bin.len) == 0,
 		              "%s: %s bytes", ctx, x->name);
 		break;
 	case ETL_VAL_GUID:
-		ck_assert_msg(etl_guid_equal(&x->v.guid, &y->v.guid), "%s: %s", ctx, x->name);
+		TU_CHECK(etl_guid_equal(&x->v.guid, &y->v.guid), "%s: %s", ctx, x->name);
 		break;
 	case ETL_VAL_STRUCT: case ETL_VAL_ARRAY:
-		ck_assert_msg(x->n_children == y->n_children, "%s: %s children", ctx, x->name);
+		TU_CHECK(x->n_children == y->n_children, "%s: %s children", ctx, x->name);
 		for (uint32_t k = 0; k < x->n_children; k++)
 			same_prop(ra, x->first_child + k, rb, y->first_child + k, ctx);
 		break;
 	default:
-		ck_assert_msg(x->v.u == y->v.u, "%s: %s value", ctx, x->name);
+		TU_CHECK(x->v.u == y->v.u, "%s: %s value", ctx, x->name);
 		break;
 	}
 }
@@ -636,15 +636,16 @@ START_TEST(test_event_metadata_vs_manifest)
 		etl_decoder_decode(de, ev, &re);
 		if (re->status != ETL_OK || re->source != ETL_DECODE_EVENT_METADATA)
 			continue;
-		ck_assert_int_eq(rm->status, ETL_OK);
+		/* TU_CHECK per event: 66,000 of them */
+		TU_CHECK(rm->status == ETL_OK, "id %u: %s", ev->id, rm->error ? rm->error : "");
 		if (rm->source == ETL_DECODE_EVENT_METADATA) {
 			only_meta++;            /* no manifest describes it */
 			continue;
 		}
-		ck_assert_int_eq(rm->source, ETL_DECODE_MANIFEST);
+		TU_CHECK(rm->source == ETL_DECODE_MANIFEST, "id %u: source %d", ev->id, (int)rm->source);
 		char ctx[96];
 		snprintf(ctx, sizeof ctx, "%s id %u v%u", rm->provider_name, ev->id, ev->version);
-		ck_assert_msg(rm->n_props == re->n_props, "%s: %u / %u properties", ctx, rm->n_props, re->n_props);
+		TU_CHECK(rm->n_props == re->n_props, "%s: %u / %u properties", ctx, rm->n_props, re->n_props);
 		for (uint32_t i = 0; i < rm->n_props; i++)
 			if (rm->props[i].parent == ETL_PROP_NO_PARENT)
 				same_prop(rm, i, re, i, ctx);
