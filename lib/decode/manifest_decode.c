@@ -426,6 +426,13 @@ static int dec_value(struct mdec *x, const struct mf_field *f, uint32_t idx, uin
 	return ETL_OK;
 }
 
+/* Bytes of one value of the integer field fi (fi->fast): its type's, or
+ * the event's pointer size for pointers (fast_size 0). */
+static inline unsigned fast_size(const struct mdec *x, const struct mf_field *fi)
+{
+	return fi->fast_size ? fi->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+}
+
 /* An integer field without a map (fi->fast), exactly as dec_value()
  * decodes it, into props[idx]; *val gets the value. */
 static inline int dec_fast(struct mdec *x, const struct mf_field *fi, uint32_t idx, uint32_t parent,
@@ -433,7 +440,7 @@ static inline int dec_fast(struct mdec *x, const struct mf_field *fi, uint32_t i
 {
 	struct etl_cur *c = &x->c;
 	size_t off = c->pos;
-	unsigned sz = fi->fast_size ? fi->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+	unsigned sz = fast_size(x, fi);
 	if (c->err || sz > c->len - c->pos)
 		return fail_trunc(x, fi->name, off);
 	const uint8_t *q = c->p + off;
@@ -456,7 +463,7 @@ static inline int dec_fast(struct mdec *x, const struct mf_field *fi, uint32_t i
 static int fill_fast(struct mdec *x, const struct mf_field *fi, uint32_t fc, uint32_t n, uint32_t parent)
 {
 	struct etl_cur *c = &x->c;
-	unsigned sz = fi->fast_size ? fi->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+	unsigned sz = fast_size(x, fi);
 	if (c->err || n > (c->len - c->pos) / sz)
 		return 0;
 	struct etl_prop tmpl;
@@ -516,7 +523,7 @@ static int dec_fields(struct mdec *x, const struct mf_field *f, size_t n, uint32
 		 * element 0 with ETL_DECODE_PACKED_ARRAYS (stacks and IL maps
 		 * hold dozens to thousands per event). */
 		const int fast = fi->fast && !fi->map && cnt;
-		const unsigned esz = fi->fast_size ? fi->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+		const unsigned esz = fast_size(x, fi);
 		const int packed = fast && (etl__dec_flags(x->d) & ETL_DECODE_PACKED_ARRAYS) && !x->c.err &&
 		                   cnt <= (x->c.len - x->c.pos) / esz;
 		int oom = 0;
@@ -628,7 +635,7 @@ static int extend_last_array(struct mdec *x, const struct mf_template *t, uint32
 	const struct mf_field *f = &t->fields[t->n_fields - 1];
 	if (f->count.kind != 1 || f->is_struct || !f->fast || f->map)
 		return ETL_OK;
-	unsigned sz = f->fast_size ? f->fast_size : x->ev->ptr_size == 4 ? 4 : 8;
+	unsigned sz = fast_size(x, f);
 	size_t left = etl_cur_left(&x->c);
 	uint32_t idx = first + (uint32_t)t->n_fields - 1;
 	struct etl_prop *ap = etl__dec_prop(x->d, idx);
