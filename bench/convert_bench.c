@@ -12,6 +12,10 @@
  *         jsonl    the above + etl_output_event ("jsonl") into a sink that
  *                  only counts bytes (etl_output_begin/end included)
  *         xml      the same in "xml"
+ *       and the ceiling of each output pass, convert.{jsonl,xml}.ceiling.SHORT:
+ *       the rate of a converter that neither decoded nor formatted, the
+ *       framing pass plus writing as many bytes as the output pass did
+ *       (time_copy());
  *       plus "kind" passes (JSONL and XML) that decode and write only the
  *       events whose decoding source (found by a first pass) is MANIFEST or
  *       TRACELOGGING, the others being framed only. One decoder per file, with the
@@ -80,6 +84,7 @@ struct input {
 	uint64_t failed_decode;
 	uint64_t out_bytes;        /* JSONL bytes of one pass */
 	double t_out[NFMT];        /* seconds per whole output pass */
+	double t_copy[NFMT];       /* seconds to copy as many bytes (time_copy()) */
 };
 
 struct pass_result {
@@ -208,6 +213,34 @@ static double time_pass(struct input *in, int mode, int kind, int fmt, int loops
 	return best / loops; /* seconds per pass */
 }
 
+/* Best time of reps runs of loops "outputs" of n bytes, each copied 64 KiB
+ * at a time from one buffer to another that both stay in the processor's
+ * cache: the least any writer of n bytes costs (the stores, and loads that
+ * hit the cache), as an output handing its bytes to a sink. Seconds per
+ * n bytes. */
+static double time_copy(size_t n, int loops, int reps)
+{
+	static uint8_t from[64 * 1024], stage[64 * 1024];
+	memset(from, 'x', sizeof from);
+	double best = 1e300;
+	for (int k = 0; k < reps; k++) {
+		double t = now();
+		for (int l = 0; l < loops; l++) {
+			for (size_t off = 0; off < n; off += sizeof stage) {
+				size_t m = n - off < sizeof stage ? n - off : sizeof stage;
+				memcpy(stage, from, m);
+				/* The copies are the work: the compiler may not
+				 * drop them as dead stores. */
+				__asm__ __volatile__("" : : "r"(stage) : "memory");
+			}
+		}
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	return best / loops;
+}
+
 static void fig(const char *name, const char *sub, double v, const char *unit)
 {
 	printf("%s%s%s %.*f %s\n", name, sub ? "." : "", sub ? sub : "", v < 10 ? 2 : 1, v, unit);
@@ -217,6 +250,7 @@ static void fig(const char *name, const char *sub, double v, const char *unit)
 struct agg {
 	double t_all, t_kind;      /* seconds per pass, summed over files */
 	double t_frame;            /* framing passes of the same files        */
+	double t_bound;            /* framing + copying out as many bytes      */
 	uint64_t events, kind_events;
 };
 
@@ -314,6 +348,11 @@ static int cmd_run(int argc, char **argv)
 			fig(name, in->name, ev / to, "Mev/s");
 			snprintf(name, sizeof name, "convert.%s.MBps", out_formats[fm]);
 			fig(name, in->name, (double)(fm == F_JSONL ? in->out_bytes : xml_bytes) / 1048576.0 / to, "MB/s");
+			/* The ceiling: reading the events and writing out as
+			 * many bytes, with no decoding or formatting. */
+			in->t_copy[fm] = time_copy(fm == F_JSONL ? in->out_bytes : xml_bytes, loops, reps);
+			snprintf(name, sizeof name, "convert.%s.ceiling", out_formats[fm]);
+			fig(name, in->name, ev / (tf + in->t_copy[fm]), "Mev/s");
 			all[fm].t_all += to;
 			all[fm].events += in->events;
 		}
@@ -333,6 +372,7 @@ static int cmd_run(int argc, char **argv)
 				a->t_all += in->t_out[fm];
 				a->t_kind += tk;
 				a->t_frame += tf;
+				a->t_bound += tf + in->t_copy[fm];
 				a->events += in->events;
 				a->kind_events += nk;
 			}
@@ -363,6 +403,7 @@ static int cmd_run(int argc, char **argv)
 			else                    /* the noise is larger than the work */
 				printf("# %s.beyond_framing: not measured (the kind-only passes took no longer than"
 				       " framing)\n", name);
+			fig(name, "ceiling", (double)a->kind_events / 1e6 / a->t_bound, "Mev/s");
 			strcat(name, "-only");
 			fig(name, NULL, (double)a->kind_events / 1e6 / a->t_kind, "Mev/s");
 		}
