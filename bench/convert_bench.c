@@ -23,7 +23,9 @@
  *       first (untimed) pass, as it is for all but the first events of a
  *       long conversion. A pass is repeated so that one timed run lasts at
  *       least -t seconds (default 0.05); each figure is the best of REPS
- *       runs. Prints "name value unit" lines, then the targets with
+ *       runs, taken in REPS rounds over all the figures of all the files
+ *       (so a burst of other load spoils one run of a figure, not all).
+ *       Prints "name value unit" lines, then the targets with
  *       PASS/MISS. Exit status 0 even when a target is missed; 1 when
  *       something fails to run.
  *   convert_bench profile [-m MANIFEST]... [-k manifest|tracelogging|mof] FILE framing|decode|jsonl|xml [PASSES]
@@ -83,8 +85,13 @@ struct input {
 	uint64_t by_source[NSRC];  /* events decoded (status OK) per source */
 	uint64_t failed_decode;
 	uint64_t out_bytes;        /* JSONL bytes of one pass */
-	double t_out[NFMT];        /* seconds per whole output pass */
-	double t_copy[NFMT];       /* seconds to copy as many bytes (time_copy()) */
+	int loops;                 /* passes per timed run */
+	uint64_t xml_bytes;        /* XML bytes of one pass */
+	/* seconds per pass, the best of the rounds (cmd_run()) */
+	double t_frame, t_dec;     /* framing, decode */
+	double t_out[NFMT];        /* whole output pass */
+	double t_copy[NFMT];       /* copying as many bytes (time_copy()) */
+	double t_kind[NFMT][2];    /* kind-only passes: manifest, tracelogging */
 };
 
 struct pass_result {
@@ -241,6 +248,11 @@ static double time_copy(size_t n, int loops, int reps)
 	return best / loops;
 }
 
+static double min_time(double a, double b)
+{
+	return b < a ? b : a;
+}
+
 static void fig(const char *name, const char *sub, double v, const char *unit)
 {
 	printf("%s%s%s %.*f %s\n", name, sub ? "." : "", sub ? sub : "", v < 10 ? 2 : 1, v, unit);
@@ -292,7 +304,7 @@ static int cmd_run(int argc, char **argv)
 	if (!ins)
 		die("out of memory in %s", "run");
 
-	printf("# convert_bench: libetl %s, best of %d runs per figure, %s clock, input in memory, time order,"
+	printf("# convert_bench: libetl %s, best of %d runs per figure (one per round over every figure), %s clock, input in memory, time order,"
 	       " warm schema cache, integer arrays packed as etlconvert decodes them, Mev = 10^6 events\n",
 	       etl_version_string(), reps, bench_clock == CLOCK_MONOTONIC ? "wall" : "process CPU");
 	for (int k = 0; k < nman; k++)
@@ -303,6 +315,11 @@ static int cmd_run(int argc, char **argv)
 	struct agg agg[NFMT][2], all[NFMT];
 	memset(agg, 0, sizeof agg);
 	memset(all, 0, sizeof all);
+	/* Inputs first, then reps rounds over every figure of every file (one
+	 * timed run each), each figure the best of its rounds: the runs of one
+	 * figure are spread over the whole bench, so a burst of load from
+	 * elsewhere (seconds long on a shared machine) spoils one of its runs,
+	 * not all of them. */
 	for (int f = 0; f < nfiles; f++) {
 		struct input *in = &ins[f];
 		char *eq = strchr(argv[i + f], '=');
@@ -318,11 +335,11 @@ static int cmd_run(int argc, char **argv)
 		struct pass_result pr;
 		run_pass(in, P_OUTPUT, 0, F_JSONL, 0, &pr);
 		t = now() - t;
-		int loops = t > 0 ? (int)(min_t / t) + 1 : 1000;
-		if (loops > 100000)
-			loops = 100000;
+		in->loops = t > 0 ? (int)(min_t / t) + 1 : 1000;
+		if (in->loops > 100000)
+			in->loops = 100000;
 		run_pass(in, P_OUTPUT, 0, F_XML, 0, &pr);
-		uint64_t xml_bytes = pr.out_bytes;
+		in->xml_bytes = pr.out_bytes;
 		printf("# %s: %s, %.2f MiB, %llu events (decoded: %llu manifest, %llu mof, %llu tracelogging,"
 		       " %llu wpp, %llu eventmetadata; %llu not decoded), %.1f MiB JSONL and %.1f MiB XML per pass,"
 		       " x%d passes per run\n",
@@ -333,24 +350,47 @@ static int cmd_run(int argc, char **argv)
 		       (unsigned long long)in->by_source[ETL_DECODE_WPP],
 		       (unsigned long long)in->by_source[ETL_DECODE_EVENT_METADATA],
 		       (unsigned long long)in->failed_decode, (double)in->out_bytes / 1048576.0,
-		       (double)xml_bytes / 1048576.0, loops);
-
-		double tf = time_pass(in, P_FRAMING, 0, 0, loops, reps);
-		double td = time_pass(in, P_DECODE, 0, 0, loops, reps);
+		       (double)in->xml_bytes / 1048576.0, in->loops);
+		in->t_frame = in->t_dec = 1e300;
+		for (int fm = 0; fm < NFMT; fm++) {
+			in->t_out[fm] = in->t_copy[fm] = 1e300;
+			in->t_kind[fm][0] = in->t_kind[fm][1] = 1e300;
+		}
+	}
+	for (int round = 0; round < reps; round++) {
+		for (int f = 0; f < nfiles; f++) {
+			struct input *in = &ins[f];
+			const int loops = in->loops;
+			in->t_frame = min_time(in->t_frame, time_pass(in, P_FRAMING, 0, 0, loops, 1));
+			in->t_dec = min_time(in->t_dec, time_pass(in, P_DECODE, 0, 0, loops, 1));
+			for (int fm = 0; fm < NFMT; fm++) {
+				in->t_out[fm] = min_time(in->t_out[fm], time_pass(in, P_OUTPUT, 0, fm, loops, 1));
+				in->t_copy[fm] = min_time(in->t_copy[fm],
+				                          time_copy(fm == F_JSONL ? in->out_bytes : in->xml_bytes, loops, 1));
+				for (int q = 0; q < 2; q++)
+					if (in->by_source[kinds[q]])
+						in->t_kind[fm][q] = min_time(in->t_kind[fm][q],
+						                             time_pass(in, P_KIND, kinds[q], fm, loops, 1));
+			}
+		}
+	}
+	for (int f = 0; f < nfiles; f++) {
+		struct input *in = &ins[f];
+		const double tf = in->t_frame, td = in->t_dec;
 		double ev = (double)in->events / 1e6;
+		printf("# %s\n", in->name);
 		fig("convert.framing", in->name, ev / tf, "Mev/s");
 		fig("convert.decode", in->name, ev / td, "Mev/s");
 		for (int fm = 0; fm < NFMT; fm++) {
 			char name[64];
-			double to = time_pass(in, P_OUTPUT, 0, fm, loops, reps);
-			in->t_out[fm] = to;
+			double to = in->t_out[fm];
 			snprintf(name, sizeof name, "convert.%s", out_formats[fm]);
 			fig(name, in->name, ev / to, "Mev/s");
 			snprintf(name, sizeof name, "convert.%s.MBps", out_formats[fm]);
-			fig(name, in->name, (double)(fm == F_JSONL ? in->out_bytes : xml_bytes) / 1048576.0 / to, "MB/s");
+			fig(name, in->name, (double)(fm == F_JSONL ? in->out_bytes : in->xml_bytes) / 1048576.0 / to,
+			    "MB/s");
 			/* The ceiling: reading the events and writing out as
 			 * many bytes, with no decoding or formatting. */
-			in->t_copy[fm] = time_copy(fm == F_JSONL ? in->out_bytes : xml_bytes, loops, reps);
 			snprintf(name, sizeof name, "convert.%s.ceiling", out_formats[fm]);
 			fig(name, in->name, ev / (tf + in->t_copy[fm]), "Mev/s");
 			all[fm].t_all += to;
@@ -363,7 +403,7 @@ static int cmd_run(int argc, char **argv)
 				uint64_t nk = in->by_source[kinds[q]];
 				if (nk == 0)
 					continue;
-				double tk = time_pass(in, P_KIND, kinds[q], fm, loops, reps);
+				double tk = in->t_kind[fm][q];
 				char name[64], sub[256];
 				snprintf(name, sizeof name, "convert.%s", out_formats[fm]);
 				snprintf(sub, sizeof sub, "%s.%s-only", in->name, kind_label(kinds[q]));
