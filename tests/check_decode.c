@@ -2112,6 +2112,19 @@ START_TEST(test_tl_packed_arrays)
 		tu_put8(&b.pay, (uint8_t)c);
 		tu_put8(&b.pay, '"');
 	}
+	/* script text: quotes, backslashes and the characters JSON writes as
+	 * \b \t \n \f \r among plain ones, no other control, so that every
+	 * 16 taken at once that are not all plain go piece by piece */
+	static const char esc[] = "say \"hi\"\r\n\tC:\\dir\b\f 'x' == \"y\";\r\n"
+	                          "if (a) { b(\"\\\\\"); }\r\n\t\treturn \"ok\";\r\n";
+	const uint16_t nesc = (uint16_t)(sizeof esc - 1);
+	fld_out(&b, "esc8", ETL_IN_UINT8 | 0x40, 2);
+	tu_put16(&b.pay, nesc);
+	tu_putbytes(&b.pay, esc, nesc);
+	fld_out(&b, "esc16", ETL_IN_UINT16 | 0x40, 2);
+	tu_put16(&b.pay, nesc);
+	for (uint16_t k = 0; k < nesc; k++)
+		tu_put16(&b.pay, (uint8_t)esc[k]);
 	/* char arrays under names of 60 and 130 bytes (the XML writer copies
 	 * a name from 48 bytes on in 16-byte blocks, and past 112 bytes
 	 * formats each element's name) */
@@ -2195,13 +2208,13 @@ START_TEST(test_tl_packed_arrays)
 	ck_assert_int_eq(etl_decoder_decode(dp, &t.ev, &p), ETL_OK);
 	assert_tree(u);
 	uint64_t elems = 0;
-	/* c8 c16 ascii L.. M.. hi8 i8 i16 u32 b32 ub h64 t64 x32 s32x u64
-	 * i64, and w in each struct */
-	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 17 + 2);
-	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 256 + 12 + 3 + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 + 2 + 4 + 3 +
-	                                 2 * 2);
+	/* c8 c16 ascii esc8 esc16 L.. M.. hi8 i8 i16 u32 b32 ub h64 t64 x32
+	 * s32x u64 i64, and w in each struct */
+	ck_assert_uint_eq(assert_packed_same(u, p, &elems), 19 + 2);
+	ck_assert_uint_eq(elems, n8 + (n8 + 2u) + 256 + 2u * nesc + 12 + 3 + 3 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 1 +
+	                                 2 + 4 + 3 + 2 * 2);
 	/* One property per packed array's elements: this many fewer. */
-	ck_assert_uint_eq(u->n_props - p->n_props, elems - 19);
+	ck_assert_uint_eq(u->n_props - p->n_props, elems - 21);
 	/* element values read back through the packed form */
 	uint32_t i16 = top(p, "i16");
 	struct etl_prop e;
@@ -2239,6 +2252,25 @@ START_TEST(test_tl_packed_arrays)
 	ck_assert_ptr_nonnull(strstr(j, "\" \",\"\\\"\",\"!\",\"\\\"\",\"\\\"\",\"\\\"\",\"#\","));
 	ck_assert_ptr_nonnull(strstr(j, "\"\\\\\",\"\\\"\",\"]\","));
 	ck_assert_ptr_nonnull(strstr(j, "\"~\",\"\\\"\",\"\x7f\",\"\\\"\"]"));
+	/* the script text, character by character, 8- and 16-bit */
+	char want_esc[1024];
+	size_t wn = 0;
+	for (size_t k = 0; k < nesc; k++) {
+		const char c = esc[k];
+		const char *ce = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\r' ? "\\r" : c == '\n' ? "\\n"
+		               : c == '\t' ? "\\t" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+		wn += (size_t)snprintf(want_esc + wn, sizeof want_esc - wn, "%s\"", k ? "," : "[");
+		if (ce)
+			wn += (size_t)snprintf(want_esc + wn, sizeof want_esc - wn, "%s", ce);
+		else
+			want_esc[wn++] = c;
+		wn += (size_t)snprintf(want_esc + wn, sizeof want_esc - wn, "\"");
+	}
+	snprintf(want_esc + wn, sizeof want_esc - wn, "]");
+	ck_assert_uint_lt(wn + 1, sizeof want_esc);
+	char key_esc[2 * sizeof want_esc + 32];
+	snprintf(key_esc, sizeof key_esc, "\"esc8\":%s,\"esc16\":%s", want_esc, want_esc);
+	ck_assert_msg(strstr(j, key_esc) != NULL, "esc8/esc16 not written as %s", want_esc);
 	/* an array whose first character is not ASCII, then one that is */
 	ck_assert_ptr_nonnull(strstr(j, "\"hi8\":[\"\xc3\x83\",\"\xc2\xa9\",\"z\"],\"i8\":[-5,127,-128]"));
 	/* integer runs from the bytes: hex in the in-type's width, 2^53 on
