@@ -50,6 +50,26 @@ static int direct_decode(const uint8_t *rec, size_t n, uint8_t lmaj, uint8_t lmi
 	return ops->decode(&c, &ctx, ev, err);
 }
 
+/* rec's module given a cursor one byte shorter than its fixed part (what
+ * the reader's min_size check keeps from it, but a program calling the
+ * module could do): refused as truncated, at the record's start. */
+static void assert_fixed_part_short(const uint8_t *rec)
+{
+	const struct etl_hdr_ops *ops = etl__hdr_for_marker(tu_le32(rec));
+	ck_assert_ptr_nonnull(ops);
+	struct etl_hdr_ctx ctx = { 1, 5, 8 };
+	struct etl_cur c;
+	struct etl_event ev;
+	struct etl_err err;
+	etl_cur_init(&c, rec, ops->min_size - 1);
+	memset(&ev, 0, sizeof ev);
+	memset(&err, 0, sizeof err);
+	ck_assert_int_eq(ops->decode(&c, &ctx, &ev, &err), ETL_FAILED);
+	ck_assert_int_eq(err.code, ETL_E_TRUNCATED);
+	ck_assert_uint_eq(err.pos, 0);
+	ck_assert_msg(strstr(err.msg, "shorter than its header") != NULL, "%s: %s", ops->name, err.msg);
+}
+
 /* One result of etl_reader_next(). Events are copied; their pointers
  * borrow from the synthetic file, which the caller keeps alive. */
 struct got {
@@ -270,6 +290,7 @@ START_TEST(test_system_style)
 			ck_assert_int_eq(direct_decode(r->p, r->len, 1, 5, 8, &ev, &err), ETL_OK);
 			check_sys_event(&ev, r->p, m, pebs, pmc, ts);
 		}
+	assert_fixed_part_short(recs[0].p);
 	/* Through the reader, all 16 in one buffer. */
 	struct tu_lf lf;
 	struct tu_bytes file;
@@ -878,6 +899,7 @@ START_TEST(test_event_header_all_ext)
 		check_event_common(&ev, t, 0);
 		ck_assert_uint_eq(ev.ext_count, 0);
 		ck_assert_uint_eq(ev.header_size, 0x50);
+		assert_fixed_part_short(recs[1].p);
 		ck_assert_uint_eq(ev.payload_size, 3);
 		/* Through the reader: item file offsets are absolute. */
 		struct tu_lf lf;

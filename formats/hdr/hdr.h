@@ -121,7 +121,7 @@ struct etl_sys_layout {
 	const char *what;           /* "System", ... for messages             */
 	uint8_t type32, type64;     /* header-type bytes                      */
 	int kind32, kind64;         /* enum etl_hdr_kind                      */
-	uint32_t header_size;       /* fixed part                             */
+	uint32_t header_size;       /* fixed part: 16, +8 with has_ids, +8 with has_cpu_times */
 	unsigned has_ids : 1;       /* ThreadId, ProcessId after the HookId   */
 	unsigned has_cpu_times : 1; /* KernelTime, UserTime after SystemTime  */
 };
