@@ -29,7 +29,8 @@ int etl__sys_decode(const struct etl_sys_layout *l, struct etl_cur *rec, struct 
 {
 	/* The fixed part taken from the cursor at once, its fields then read
 	 * at their offsets: one bounds check for the ten or so of them (a
-	 * check per field was a sixth of the framing of a kernel trace). */
+	 * check per field cost a ninth of the instructions of framing a
+	 * kernel trace). */
 	const uint8_t *h = etl_cur_bytes(rec, l->header_size);
 	if (!h)
 		return etl__err_set(err, ETL_E_TRUNCATED, (uint32_t)rec->pos,
