@@ -25,7 +25,9 @@
  *       least -t seconds (default 0.05); each figure is the best of REPS
  *       runs, taken in REPS rounds over all the figures of all the files
  *       (so a burst of other load spoils one run of a figure, not all).
- *       Prints "name value unit" lines, then the targets with
+ *       Prints "name value unit" lines, the processor's clock rate
+ *       (convert.clock: the fastest of one measurement per round) and the
+ *       aggregates in cycles per event at that rate, then the targets with
  *       PASS/MISS. Exit status 0 even when a target is missed; 1 when
  *       something fails to run.
  *   convert_bench profile [-m MANIFEST]... [-k manifest|tracelogging|mof] FILE framing|decode|jsonl|xml [PASSES]
@@ -357,7 +359,11 @@ static int cmd_run(int argc, char **argv)
 			in->t_kind[fm][0] = in->t_kind[fm][1] = 1e300;
 		}
 	}
+	double ghz = 0;     /* the fastest the processor ran in any round */
 	for (int round = 0; round < reps; round++) {
+		double g = bench_cpu_ghz();
+		if (g > ghz)
+			ghz = g;
 		for (int f = 0; f < nfiles; f++) {
 			struct input *in = &ins[f];
 			const int loops = in->loops;
@@ -437,6 +443,8 @@ static int cmd_run(int argc, char **argv)
 			rate[fm][q] = (double)a->kind_events / 1e6 / a->t_all;
 			fig(name, "files", (double)a->events / 1e6 / a->t_all, "Mev/s");
 			fig(name, NULL, rate[fm][q], "Mev/s");
+			if (ghz > 0 && rate[fm][q] > 0)
+				fig(name, "cycles", ghz * 1e3 / rate[fm][q], "cycles/event");
 			if (a->t_kind > a->t_frame)
 				fig(name, "beyond_framing", (double)a->kind_events / 1e6 / (a->t_kind - a->t_frame),
 				    "Mev/s");
@@ -453,6 +461,15 @@ static int cmd_run(int argc, char **argv)
 			overall[fm] = (double)all[fm].events / 1e6 / all[fm].t_all;
 			fig(name, NULL, overall[fm], "Mev/s");
 		}
+	}
+	/* The clock the figures were taken at: a target in events per
+	 * second is a budget of cycles per event that moves with it. */
+	if (ghz > 0) {
+		fig("convert.clock", NULL, ghz, "GHz");
+		printf("# at %.2f GHz a target of 2 Mev/s leaves %.0f cycles per event, 1 Mev/s %.0f\n", ghz,
+		       ghz * 1e3 / 2.0, ghz * 1e3);
+	} else {
+		printf("# convert.clock: not measured on this processor\n");
 	}
 	/* Three decimals: a figure just under its target (0.996) must not
 	 * read as the target itself beside MISS. */
