@@ -113,16 +113,18 @@ static const struct {
 
 const char *etl_known_provider_name(const struct etl_guid *guid)
 {
-	size_t lo = 0, hi = sizeof by_data1 / sizeof by_data1[0];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (by_data1[mid].data1 < guid->data1)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* A lower bound in a fixed number of steps whose choice compiles to
+	 * a conditional move: the branches of a plain binary search depend
+	 * on GUIDs that differ from event to event, and mispredict. */
+	const size_t n_all = sizeof by_data1 / sizeof by_data1[0];
+	size_t base = 0, len = n_all;
+	while (len > 1) {
+		size_t half = len / 2;
+		base = by_data1[base + half - 1].data1 < guid->data1 ? base + half : base;
+		len -= half;
 	}
-	if (lo < sizeof by_data1 / sizeof by_data1[0] && by_data1[lo].data1 == guid->data1 &&
-	    etl_guid_equal(&by_data1[lo].p->guid, guid))
-		return by_data1[lo].p->name;
+	base += by_data1[base].data1 < guid->data1;
+	if (base < n_all && by_data1[base].data1 == guid->data1 && etl_guid_equal(&by_data1[base].p->guid, guid))
+		return by_data1[base].p->name;
 	return NULL;
 }
